@@ -1,0 +1,1079 @@
+/* The bounds INI: loader (inih plus the schema checks of configs/example.ini)
+ * and the section-wise writer. No global mutable state: everything lives in
+ * a struct loader on the caller's stack, so loads may run in any thread. */
+#include "bounds.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const failure_names[] = {
+    [SG_FAILURE_UNKNOWN] = "unknown",     [SG_FAILURE_CRASH] = "crash",
+    [SG_FAILURE_HANG] = "hang",           [SG_FAILURE_MPI_ERROR] = "mpi-error",
+    [SG_FAILURE_OOM] = "oom",             [SG_FAILURE_WRONG_DATA] = "wrong-data",
+};
+#define FAILURE_COUNT (sizeof failure_names / sizeof failure_names[0])
+
+static const char *const workaround_names[] = {
+    [SG_WORKAROUND_AUTO] = "auto", [SG_WORKAROUND_W1A] = "W1-A", [SG_WORKAROUND_W1B] = "W1-B",
+    [SG_WORKAROUND_W2] = "W2",     [SG_WORKAROUND_W3] = "W3",    [SG_WORKAROUND_NONE] = "none",
+};
+#define WORKAROUND_COUNT (sizeof workaround_names / sizeof workaround_names[0])
+
+const char *sg_failure_name(enum sg_failure failure)
+{
+    return (size_t)failure < FAILURE_COUNT ? failure_names[failure] : "unknown";
+}
+
+const char *sg_workaround_name(enum sg_workaround workaround)
+{
+    return (size_t)workaround < WORKAROUND_COUNT ? workaround_names[workaround] : "unknown";
+}
+
+enum entry_key {
+    KEY_CLASS,
+    KEY_TRIGGER,
+    KEY_BOUND,
+    KEY_TYPE_SIZE,
+    KEY_PROCS,
+    KEY_SAFE_COUNT,
+    KEY_DELTA,
+    KEY_FAILURE,
+    KEY_WORKAROUND,
+    KEY_COUNT
+};
+static const char *const entry_keys[KEY_COUNT] = {
+    "class", "trigger", "bound",   "type_size",  "procs",
+    "safe_count", "delta", "failure", "workaround",
+};
+
+enum platform_key { PKEY_MPI_LIBRARY, PKEY_HOSTNAME, PKEY_MEASURED, PKEY_LAUNCHER, PKEY_COUNT };
+static const char *const platform_keys[PKEY_COUNT] = {"mpi_library", "hostname", "measured",
+                                                      "launcher"};
+_Static_assert((int)PKEY_COUNT <= (int)KEY_COUNT, "key_line[] holds the platform keys too");
+
+static int name_index(const char *const *names, size_t count, const char *name)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- Lines as inih sees them --------------------------------------------- */
+
+enum line_kind { LINE_BLANK, LINE_HEADER, LINE_KEY, LINE_BAD_HEADER, LINE_BAD };
+
+/* inih's own scan: stop at one of `chars` or at a ';' after whitespace. */
+static const char *find_chars_or_comment(const char *s, const char *chars)
+{
+    int was_space = 0;
+    while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
+        was_space = isspace((unsigned char)*s);
+        s++;
+    }
+    return s;
+}
+
+/* `line` has its leading whitespace removed. A blank line is also a comment;
+ * for a header, *name_length is the length of the name after the '['. */
+static enum line_kind line_kind(const char *line, size_t *name_length)
+{
+    if (*line == '\0' || *line == ';' || *line == '#')
+        return LINE_BLANK;
+    if (*line == '[') {
+        const char *end = find_chars_or_comment(line + 1, "]");
+        if (*end != ']')
+            return LINE_BAD_HEADER;
+        *name_length = (size_t)(end - line - 1);
+        return LINE_HEADER;
+    }
+    const char *end = find_chars_or_comment(line, "=:");
+    return *end ? LINE_KEY : LINE_BAD;
+}
+
+static int has_bom(const char *line)
+{
+    return (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+           (unsigned char)line[2] == 0xBF;
+}
+
+/* ---- Loader --------------------------------------------------------------- */
+
+enum section_kind { SECTION_NONE, SECTION_PLATFORM, SECTION_ROUTINE, SECTION_IGNORED };
+
+struct header {
+    int routine;
+    unsigned ordinal, line;
+};
+
+struct loader {
+    const char *name;
+    FILE *file;
+    const char *text;
+    size_t length, position;
+    int read_errno;
+    unsigned line;
+
+    enum section_kind kind;
+    unsigned key_line[KEY_COUNT]; /* where each key of the open section was, 0 if absent */
+    int bad_value;                /* some value of the open section was rejected */
+    struct sg_bound_entry entry;  /* the open routine section */
+    unsigned platform_line;
+
+    struct sg_bounds result;
+    size_t capacity;
+    struct header *headers; /* every routine header, for the duplicate check */
+    size_t header_count, header_capacity;
+
+    sg_bounds_warn_fn *warn;
+    void *warn_context;
+
+    int failed;
+    unsigned error_line; /* 0: the message names no line */
+    char error[256];
+};
+
+/* The error on the earliest line wins, whenever it is found. */
+__attribute__((format(printf, 3, 4))) static void fail(struct loader *ld, unsigned line,
+                                                        const char *format, ...)
+{
+    if (ld->failed && line >= ld->error_line)
+        return;
+    ld->failed = 1;
+    ld->error_line = line;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(ld->error, sizeof ld->error, format, args);
+    va_end(args);
+}
+
+__attribute__((format(printf, 3, 4))) static void warn(struct loader *ld, unsigned line,
+                                                        const char *format, ...)
+{
+    if (!ld->warn)
+        return;
+    char text[256], message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    snprintf(message, sizeof message, "%s:%u: %s", ld->name, line, text);
+    ld->warn(ld->warn_context, message);
+}
+
+static void describe_errno(int error, char *buffer, size_t size)
+{
+    if (strerror_r(error, buffer, size) != 0)
+        snprintf(buffer, size, "error %d", error);
+}
+
+static void entry_label(const struct sg_bound_entry *entry, char *buffer, size_t size)
+{
+    if (entry->ordinal > 1)
+        snprintf(buffer, size, "[%s#%u]", sg_routines[entry->routine].name, entry->ordinal);
+    else
+        snprintf(buffer, size, "[%s]", sg_routines[entry->routine].name);
+}
+
+static void *grow(void *array, size_t *capacity, size_t element_size)
+{
+    size_t wanted = *capacity ? *capacity * 2 : 16;
+    void *grown = realloc(array, wanted * element_size);
+    if (grown)
+        *capacity = wanted;
+    return grown;
+}
+
+static void validate_entry(struct loader *ld)
+{
+    struct sg_bound_entry *e = &ld->entry;
+    const unsigned *seen = ld->key_line;
+    char label[64];
+    entry_label(e, label, sizeof label);
+
+    if (!seen[KEY_CLASS])
+        fail(ld, e->line, "section %s has no class", label);
+    /* The checks below need the values; a rejected one is reported already. */
+    if (!seen[KEY_CLASS] || ld->bad_value)
+        return;
+    switch (e->cls) {
+    case SG_CLASS_D:
+        if (!sg_routines[e->routine].irregular)
+            fail(ld, seen[KEY_CLASS], "class D applies only to the v-routines, not to %s",
+                 sg_routines[e->routine].name);
+        if (seen[KEY_TRIGGER])
+            warn(ld, seen[KEY_TRIGGER], "class D takes no trigger (ignored)");
+        if (seen[KEY_BOUND])
+            warn(ld, seen[KEY_BOUND], "class D takes no bound (ignored)");
+        e->trigger = SG_TRIGGER_SNP;
+        e->bound = 0;
+        break;
+    case SG_CLASS_G:
+        if (!seen[KEY_TRIGGER])
+            fail(ld, e->line, "section %s: class G needs a trigger", label);
+        if (!seen[KEY_BOUND])
+            fail(ld, e->line, "section %s: class G needs a bound", label);
+        if (seen[KEY_TRIGGER] && seen[KEY_BOUND] && seen[KEY_SAFE_COUNT] && seen[KEY_TYPE_SIZE] &&
+            seen[KEY_PROCS]) {
+            uint64_t value = sg_trigger_value(e->trigger, e->type_size, e->safe_count, e->procs);
+            if (value > e->bound)
+                fail(ld, seen[KEY_SAFE_COUNT],
+                     "safe_count %" PRIu64 " already exceeds the bound (%s = %" PRIu64
+                     " > %" PRIu64 ")",
+                     e->safe_count, sg_trigger_name(e->trigger), value, e->bound);
+        }
+        break;
+    case SG_CLASS_X:
+        if (seen[KEY_TRIGGER] && e->trigger != SG_TRIGGER_N)
+            fail(ld, seen[KEY_TRIGGER], "class X takes only trigger = n");
+        e->trigger = SG_TRIGGER_N;
+        if (!seen[KEY_BOUND])
+            fail(ld, e->line, "section %s: class X needs a bound", label);
+        if (!seen[KEY_TYPE_SIZE])
+            fail(ld, e->line, "section %s: class X needs type_size (the s it was measured at)",
+                 label);
+        if (!seen[KEY_PROCS])
+            fail(ld, e->line, "section %s: class X needs procs (the P it was measured at)", label);
+        if (seen[KEY_BOUND] && seen[KEY_SAFE_COUNT] && e->safe_count > e->bound)
+            fail(ld, seen[KEY_SAFE_COUNT],
+                 "safe_count %" PRIu64 " already exceeds the bound (n = %" PRIu64 " > %" PRIu64 ")",
+                 e->safe_count, e->safe_count, e->bound);
+        break;
+    }
+}
+
+static void close_section(struct loader *ld)
+{
+    if (ld->kind == SECTION_ROUTINE) {
+        validate_entry(ld);
+        if (ld->result.count == ld->capacity) {
+            struct sg_bound_entry *grown = grow(ld->result.entries, &ld->capacity, sizeof *grown);
+            if (!grown) {
+                fail(ld, 0, "out of memory");
+                ld->kind = SECTION_NONE;
+                return;
+            }
+            ld->result.entries = grown;
+        }
+        ld->result.entries[ld->result.count++] = ld->entry;
+    }
+    ld->kind = SECTION_NONE;
+}
+
+/* "#k" after a routine name: k >= 2, plain decimal, no leading zero. */
+static int parse_ordinal(const char *text, size_t length, unsigned *ordinal)
+{
+    unsigned value = 0;
+    if (length == 0 || text[0] == '0')
+        return -1;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return -1;
+        unsigned digit = (unsigned)(text[i] - '0');
+        if (value > (UINT_MAX - digit) / 10)
+            return -1;
+        value = value * 10 + digit;
+    }
+    *ordinal = value;
+    return 0;
+}
+
+static void open_section(struct loader *ld, const char *name, size_t length)
+{
+    close_section(ld);
+    memset(ld->key_line, 0, sizeof ld->key_line);
+    ld->bad_value = 0;
+    ld->kind = SECTION_IGNORED;
+
+    if (length == 8 && memcmp(name, "platform", 8) == 0) {
+        if (ld->platform_line)
+            fail(ld, ld->line, "duplicate section [platform] (first at line %u)",
+                 ld->platform_line);
+        else
+            ld->platform_line = ld->line;
+        ld->kind = SECTION_PLATFORM;
+        return;
+    }
+
+    const char *hash = memchr(name, '#', length);
+    size_t base_length = hash ? (size_t)(hash - name) : length;
+    char base[32];
+    int routine = -1;
+    if (base_length < sizeof base) {
+        memcpy(base, name, base_length);
+        base[base_length] = '\0';
+        routine = sg_routine_by_name(base);
+    }
+    if (routine < 0) {
+        warn(ld, ld->line, "unknown section [%.*s] (ignored with its keys)",
+             (int)(length < 64 ? length : 64), name);
+        return;
+    }
+    unsigned ordinal = 1;
+    if (hash) {
+        size_t digits = length - base_length - 1;
+        if (parse_ordinal(hash + 1, digits, &ordinal) != 0 || ordinal < 2) {
+            fail(ld, ld->line,
+                 "bad entry number in [%.*s]: the first entry is [%s], the next [%s#2], ...",
+                 (int)(length < 64 ? length : 64), name, base, base);
+            return;
+        }
+    }
+
+    if (ld->header_count == ld->header_capacity) {
+        struct header *grown = grow(ld->headers, &ld->header_capacity, sizeof *grown);
+        if (!grown) {
+            fail(ld, 0, "out of memory");
+            return;
+        }
+        ld->headers = grown;
+    }
+    ld->headers[ld->header_count++] = (struct header){routine, ordinal, ld->line};
+
+    ld->kind = SECTION_ROUTINE;
+    ld->entry = (struct sg_bound_entry){
+        .routine = (enum sg_routine)routine,
+        .ordinal = ordinal,
+        .line = ld->line,
+        .failure = SG_FAILURE_UNKNOWN,
+        .workaround = SG_WORKAROUND_AUTO,
+    };
+}
+
+static int source_getc(struct loader *ld)
+{
+    if (ld->file) {
+        int c = getc(ld->file);
+        if (c == EOF && ferror(ld->file) && !ld->read_errno)
+            ld->read_errno = errno ? errno : EIO;
+        return c;
+    }
+    return ld->position < ld->length ? (unsigned char)ld->text[ld->position++] : EOF;
+}
+
+/* inih's fgets-style reader. Besides reading it counts lines, opens sections
+ * (inih does not tell the handler about them), rejects overlong lines instead
+ * of letting inih split them, and strips leading whitespace so that inih
+ * never treats a line as the continuation of the previous value. */
+static char *read_line(char *buffer, int size, void *stream)
+{
+    struct loader *ld = stream;
+    size_t length = 0, limit = size > 1 ? (size_t)size - 1 : 0;
+    int nul = 0, too_long = 0;
+
+    if (limit == 0)
+        return NULL;
+    int c = source_getc(ld);
+    if (c == EOF)
+        return NULL;
+    ld->line++;
+    for (; c != EOF && c != '\n'; c = source_getc(ld)) {
+        if (c == '\0')
+            nul = 1;
+        if (length < limit)
+            buffer[length++] = (char)c;
+        else
+            too_long = 1;
+    }
+    buffer[length] = '\0';
+    if (nul || too_long) {
+        if (nul)
+            fail(ld, ld->line, "NUL byte in the line");
+        else
+            fail(ld, ld->line, "line too long (more than %zu characters)", limit);
+        buffer[0] = '\0';
+        return buffer;
+    }
+
+    /* inih skips a BOM on line 1 itself; keep it there, but strip what follows. */
+    size_t keep = ld->line == 1 && has_bom(buffer) ? 3 : 0;
+    size_t skip = keep;
+    while (isspace((unsigned char)buffer[skip]))
+        skip++;
+    memmove(buffer + keep, buffer + skip, length - skip + 1);
+
+    const char *line = buffer + keep;
+    size_t name_length = 0;
+    switch (line_kind(line, &name_length)) {
+    case LINE_HEADER:
+        open_section(ld, line + 1, name_length);
+        break;
+    case LINE_BAD_HEADER:
+        fail(ld, ld->line, "section header without a closing ']'");
+        break;
+    case LINE_BAD:
+        fail(ld, ld->line, "expected 'key = value', '[section]' or a comment");
+        break;
+    case LINE_BLANK:
+    case LINE_KEY:
+        break;
+    }
+    return buffer;
+}
+
+static int parse_number(struct loader *ld, const char *key, const char *value, int positive,
+                        uint64_t *number)
+{
+    uint64_t result = 0;
+    if (value[0] == '-') {
+        fail(ld, ld->line, "negative number for %s: '%.40s'", key, value);
+        return -1;
+    }
+    if (value[0] == '\0') {
+        fail(ld, ld->line, "bad number for %s: the value is empty", key);
+        return -1;
+    }
+    for (const char *p = value; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            fail(ld, ld->line, "bad number for %s: '%.40s' (plain decimal digits only)", key,
+                 value);
+            return -1;
+        }
+        unsigned digit = (unsigned)(*p - '0');
+        if (result > (UINT64_MAX - digit) / 10) {
+            fail(ld, ld->line, "bad number for %s: '%.40s' exceeds %" PRIu64, key, value,
+                 UINT64_MAX);
+            return -1;
+        }
+        result = result * 10 + digit;
+    }
+    if (positive && result == 0) {
+        fail(ld, ld->line, "%s must be > 0", key);
+        return -1;
+    }
+    *number = result;
+    return 0;
+}
+
+static void entry_key(struct loader *ld, const char *key, const char *value)
+{
+    struct sg_bound_entry *e = &ld->entry;
+    char label[64];
+    entry_label(e, label, sizeof label);
+    int k = name_index(entry_keys, KEY_COUNT, key);
+    if (k < 0) {
+        warn(ld, ld->line, "unknown key '%.40s' in %s (ignored)", key, label);
+        return;
+    }
+    if (ld->key_line[k]) {
+        fail(ld, ld->line, "duplicate key '%s' in %s (first at line %u)", key, label,
+             ld->key_line[k]);
+        return;
+    }
+    ld->key_line[k] = ld->line;
+
+    int index, status = 0;
+    switch ((enum entry_key)k) {
+    case KEY_CLASS:
+        status = sg_class_parse(value, &e->cls);
+        if (status != 0)
+            fail(ld, ld->line, "unknown class '%.40s' (D, G or X)", value);
+        break;
+    case KEY_TRIGGER:
+        status = sg_trigger_parse(value, &e->trigger);
+        if (status != 0)
+            fail(ld, ld->line, "unknown trigger '%.40s' (snP, nP, sn or n)", value);
+        break;
+    case KEY_BOUND: status = parse_number(ld, key, value, 1, &e->bound); break;
+    case KEY_TYPE_SIZE: status = parse_number(ld, key, value, 1, &e->type_size); break;
+    case KEY_PROCS: status = parse_number(ld, key, value, 1, &e->procs); break;
+    case KEY_SAFE_COUNT: status = parse_number(ld, key, value, 0, &e->safe_count); break;
+    case KEY_DELTA: status = parse_number(ld, key, value, 0, &e->delta); break;
+    case KEY_FAILURE:
+        /* "unknown" means absent; it is no value to write. */
+        index = name_index(failure_names + 1, FAILURE_COUNT - 1, value);
+        if (index < 0) {
+            status = -1;
+            fail(ld, ld->line,
+                 "unknown failure '%.40s' (crash, hang, mpi-error, oom or wrong-data)", value);
+        } else {
+            e->failure = (enum sg_failure)(index + 1);
+        }
+        break;
+    case KEY_WORKAROUND:
+        index = name_index(workaround_names, WORKAROUND_COUNT, value);
+        if (index < 0) {
+            status = -1;
+            fail(ld, ld->line, "unknown workaround '%.40s' (auto, W1-A, W1-B, W2, W3 or none)",
+                 value);
+        } else {
+            e->workaround = (enum sg_workaround)index;
+        }
+        break;
+    case KEY_COUNT: break;
+    }
+    if (status != 0)
+        ld->bad_value = 1;
+}
+
+/* Copy with truncation, never splitting a UTF-8 sequence. */
+static void copy_text(char *destination, size_t size, const char *source)
+{
+    size_t length = strlen(source);
+    if (length >= size) {
+        length = size - 1;
+        while (length > 0 && ((unsigned char)source[length] & 0xC0) == 0x80)
+            length--;
+    }
+    memcpy(destination, source, length);
+    destination[length] = '\0';
+}
+
+static void platform_key(struct loader *ld, const char *key, const char *value)
+{
+    struct sg_platform *platform = &ld->result.platform;
+    int k = name_index(platform_keys, PKEY_COUNT, key);
+    if (k < 0) {
+        warn(ld, ld->line, "unknown key '%.40s' in [platform] (ignored)", key);
+        return;
+    }
+    if (ld->key_line[k]) {
+        fail(ld, ld->line, "duplicate key '%s' in [platform] (first at line %u)", key,
+             ld->key_line[k]);
+        return;
+    }
+    ld->key_line[k] = ld->line;
+    switch ((enum platform_key)k) {
+    case PKEY_MPI_LIBRARY:
+        copy_text(platform->mpi_library, sizeof platform->mpi_library, value);
+        break;
+    case PKEY_HOSTNAME: copy_text(platform->hostname, sizeof platform->hostname, value); break;
+    case PKEY_MEASURED: copy_text(platform->measured, sizeof platform->measured, value); break;
+    case PKEY_LAUNCHER:
+        if (strcmp(value, "local") != 0 && strcmp(value, "slurm") != 0)
+            fail(ld, ld->line, "launcher must be local or slurm, not '%.40s'", value);
+        else
+            copy_text(platform->launcher, sizeof platform->launcher, value);
+        break;
+    case PKEY_COUNT: break;
+    }
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *value)
+{
+    struct loader *ld = user;
+    (void)section; /* read_line tracks sections, with their lines */
+    switch (ld->kind) {
+    case SECTION_NONE: warn(ld, ld->line, "key '%.40s' outside any section (ignored)", key); break;
+    case SECTION_PLATFORM: platform_key(ld, key, value); break;
+    case SECTION_ROUTINE: entry_key(ld, key, value); break;
+    case SECTION_IGNORED: break;
+    }
+    return 1; /* errors are kept in the loader, with better messages than inih's */
+}
+
+static int compare_headers(const void *a, const void *b)
+{
+    const struct header *x = a, *y = b;
+    if (x->routine != y->routine)
+        return x->routine < y->routine ? -1 : 1;
+    if (x->ordinal != y->ordinal)
+        return x->ordinal < y->ordinal ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static void check_duplicates(struct loader *ld)
+{
+    if (ld->header_count < 2)
+        return;
+    qsort(ld->headers, ld->header_count, sizeof *ld->headers, compare_headers);
+    for (size_t i = 1; i < ld->header_count; i++) {
+        const struct header *first = &ld->headers[i - 1], *again = &ld->headers[i];
+        if (first->routine != again->routine || first->ordinal != again->ordinal)
+            continue;
+        if (again->ordinal > 1)
+            fail(ld, again->line, "duplicate section [%s#%u] (first at line %u)",
+                 sg_routines[again->routine].name, again->ordinal, first->line);
+        else
+            fail(ld, again->line, "duplicate section [%s] (first at line %u)",
+                 sg_routines[again->routine].name, first->line);
+    }
+}
+
+static void report(char *error, size_t error_size, const char *name, unsigned line,
+                   const char *message)
+{
+    if (!error || error_size == 0)
+        return;
+    if (line)
+        snprintf(error, error_size, "%s:%u: %s", name, line, message);
+    else
+        snprintf(error, error_size, "%s: %s", name, message);
+}
+
+static int load(struct loader *ld, struct sg_bounds *bounds, char *error, size_t error_size)
+{
+    int status = ini_parse_stream(read_line, ld, on_key, ld);
+    close_section(ld);
+    if (status > 0)
+        fail(ld, (unsigned)status, "syntax error");
+    else if (status < 0)
+        fail(ld, 0, "out of memory");
+    if (ld->read_errno) {
+        char reason[128];
+        describe_errno(ld->read_errno, reason, sizeof reason);
+        fail(ld, 0, "read error: %s", reason);
+    }
+    check_duplicates(ld);
+    free(ld->headers);
+
+    if (ld->failed) {
+        free(ld->result.entries);
+        report(error, error_size, ld->name, ld->error_line, ld->error);
+        return -1;
+    }
+    *bounds = ld->result;
+    return 0;
+}
+
+int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn *warn,
+                   void *warn_context, char *error, size_t error_size)
+{
+    if (!bounds) {
+        report(error, error_size, path ? path : "(null)", 0, "no bounds to load into");
+        return -1;
+    }
+    memset(bounds, 0, sizeof *bounds);
+    if (!path) {
+        report(error, error_size, "(null)", 0, "no file name");
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    FILE *file = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!file) {
+        char reason[128], message[160];
+        describe_errno(errno, reason, sizeof reason);
+        if (fd >= 0)
+            close(fd);
+        snprintf(message, sizeof message, "cannot open: %s", reason);
+        report(error, error_size, path, 0, message);
+        return -1;
+    }
+    struct loader ld = {.name = path, .file = file, .warn = warn, .warn_context = warn_context};
+    int status = load(&ld, bounds, error, error_size);
+    fclose(file);
+    return status;
+}
+
+int sg_bounds_load_text(const char *text, size_t length, const char *name,
+                        struct sg_bounds *bounds, sg_bounds_warn_fn *warn, void *warn_context,
+                        char *error, size_t error_size)
+{
+    if (!name)
+        name = "(text)";
+    if (!bounds) {
+        report(error, error_size, name, 0, "no bounds to load into");
+        return -1;
+    }
+    memset(bounds, 0, sizeof *bounds);
+    if (!text && length) {
+        report(error, error_size, name, 0, "no text");
+        return -1;
+    }
+    struct loader ld = {
+        .name = name, .text = text, .length = length, .warn = warn, .warn_context = warn_context};
+    return load(&ld, bounds, error, error_size);
+}
+
+void sg_bounds_free(struct sg_bounds *bounds)
+{
+    if (!bounds)
+        return;
+    free(bounds->entries);
+    memset(bounds, 0, sizeof *bounds);
+}
+
+/* ---- Writer --------------------------------------------------------------- */
+
+struct text {
+    char *data;
+    size_t length, capacity;
+    int failed;
+};
+
+static void append(struct text *t, const char *data, size_t length)
+{
+    if (t->failed)
+        return;
+    if (length > t->capacity - t->length) {
+        size_t wanted = t->capacity ? t->capacity : 256;
+        while (wanted - t->length < length) {
+            if (wanted > SIZE_MAX / 2) {
+                t->failed = 1;
+                return;
+            }
+            wanted *= 2;
+        }
+        char *grown = realloc(t->data, wanted);
+        if (!grown) {
+            t->failed = 1;
+            return;
+        }
+        t->data = grown;
+        t->capacity = wanted;
+    }
+    memcpy(t->data + t->length, data, length);
+    t->length += length;
+}
+
+static void append_string(struct text *t, const char *s) { append(t, s, strlen(s)); }
+
+/* Reads the whole file; a missing one reads as empty with *mode 0. */
+static int read_whole(const char *path, struct text *content, mode_t *mode, char *reason,
+                      size_t reason_size)
+{
+    *mode = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        describe_errno(errno, reason, reason_size);
+        return -1;
+    }
+    struct stat status;
+    if (fstat(fd, &status) == 0)
+        *mode = status.st_mode & 07777;
+    char chunk[4096];
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            describe_errno(errno, reason, reason_size);
+            close(fd);
+            return -1;
+        }
+        if (got == 0)
+            break;
+        append(content, chunk, (size_t)got);
+    }
+    close(fd);
+    if (content->failed) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t length)
+{
+    while (length > 0) {
+        ssize_t written = write(fd, data, length);
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            return -1;
+        data += written;
+        length -= (size_t)written;
+    }
+    return 0;
+}
+
+/* Writes `content` next to `path` and renames it over `path`. */
+static int write_atomically(const char *path, const struct text *content, mode_t mode,
+                            char *reason, size_t reason_size)
+{
+    const char *slash = strrchr(path, '/');
+    int directory_length = slash ? (int)(slash - path + 1) : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t size = strlen(path) + 64;
+    char *temporary = malloc(size);
+    if (!temporary) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    int fd = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (unsigned attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        snprintf(temporary, size, "%.*s.%s.%ld.%lx.%u", directory_length, path, base,
+                 (long)getpid(), (unsigned long)now.tv_nsec, attempt);
+        /* O_EXCL instead of mkstemp: new files then get the umask's mode. */
+        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        describe_errno(errno, reason, reason_size);
+        free(temporary);
+        return -1;
+    }
+    int failed = write_all(fd, content->data, content->length) != 0 ||
+                 (mode && fchmod(fd, mode) != 0) || fsync(fd) != 0;
+    if (failed)
+        describe_errno(errno, reason, reason_size);
+    if (close(fd) != 0 && !failed) {
+        failed = 1;
+        describe_errno(errno, reason, reason_size);
+    }
+    if (!failed && rename(temporary, path) != 0) {
+        failed = 1;
+        describe_errno(errno, reason, reason_size);
+    }
+    if (failed)
+        unlink(temporary);
+    free(temporary);
+    return failed ? -1 : 0;
+}
+
+static int is_section_of(const char *name, size_t length, const char *section)
+{
+    size_t section_length = strlen(section);
+    if (length < section_length || memcmp(name, section, section_length) != 0)
+        return 0;
+    if (length == section_length)
+        return 1;
+    if (name[section_length] != '#' || length == section_length + 1)
+        return 0;
+    for (size_t i = section_length + 1; i < length; i++)
+        if (name[i] < '0' || name[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* Splits "key=value" (blanks around either allowed) and checks that the line
+ * "key = value" reads back as exactly this key and value. Returns NULL or
+ * what is wrong. */
+static const char *split_pair(const char *pair, const char *const *names, size_t count,
+                              char *key, size_t key_size, const char **value,
+                              size_t *value_length)
+{
+    const char *equals = strchr(pair, '=');
+    if (!equals)
+        return "not KEY=VALUE";
+    const char *key_end = equals;
+    while (key_end > pair && isspace((unsigned char)key_end[-1]))
+        key_end--;
+    while (pair < key_end && isspace((unsigned char)*pair))
+        pair++;
+    size_t key_length = (size_t)(key_end - pair);
+    if (key_length >= key_size)
+        return "unknown key";
+    memcpy(key, pair, key_length);
+    key[key_length] = '\0';
+    if (name_index(names, count, key) < 0)
+        return "unknown key";
+
+    const char *v = equals + 1, *end;
+    while (isspace((unsigned char)*v))
+        v++;
+    end = v + strlen(v);
+    while (end > v && isspace((unsigned char)end[-1]))
+        end--;
+    for (const char *p = v; p < end; p++) {
+        if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7F)
+            return "control character in the value";
+        if (*p == ';' && (p == v || isspace((unsigned char)p[-1])))
+            return "the value holds ' ;', which would start a comment";
+    }
+    *value = v;
+    *value_length = (size_t)(end - v);
+    return NULL;
+}
+
+static int append_sections(struct text *out, const char *section, const char *const *const *keys,
+                           size_t entry_count, int is_platform, char *reason, size_t reason_size)
+{
+    for (size_t k = 0; k < entry_count; k++) {
+        char header[64];
+        if (k == 0)
+            snprintf(header, sizeof header, "[%s]\n", section);
+        else
+            snprintf(header, sizeof header, "\n[%s#%zu]\n", section, k + 1);
+        append_string(out, header);
+        for (const char *const *pair = keys[k]; pair && *pair; pair++) {
+            char key[32];
+            const char *value;
+            size_t value_length;
+            const char *bad = is_platform ? split_pair(*pair, platform_keys, PKEY_COUNT, key,
+                                                       sizeof key, &value, &value_length)
+                                          : split_pair(*pair, entry_keys, KEY_COUNT, key,
+                                                       sizeof key, &value, &value_length);
+            if (bad) {
+                snprintf(reason, reason_size, "bad entry '%.60s' for [%s]: %s", *pair, section,
+                         bad);
+                return -1;
+            }
+            append_string(out, key);
+            append_string(out, " = ");
+            append(out, value, value_length);
+            append_string(out, "\n");
+        }
+    }
+    return 0;
+}
+
+struct line_info {
+    size_t start, end; /* byte range, the '\n' included */
+    enum line_kind kind;
+    int empty;   /* nothing but whitespace */
+    int removed; /* for a header: it is one of `section`'s */
+};
+
+/* Which lines go: a removed section runs from its header to the next header
+ * (or the end), except for the comment and blank lines just above that next
+ * header, which belong to it. Only where that block is all blank and the next
+ * header goes too (or the file ends) does the block go with the section, so
+ * that blank separators do not pile up over repeated replacements. */
+static void mark_removed(struct line_info *lines, size_t count)
+{
+    for (size_t n = 0; n < count; n++) {
+        if (lines[n].kind != LINE_HEADER || !lines[n].removed)
+            continue;
+        size_t next = n + 1;
+        while (next < count && lines[next].kind != LINE_HEADER)
+            next++;
+        size_t stop = next;
+        int block_is_blank = 1;
+        while (stop > n + 1 && lines[stop - 1].kind == LINE_BLANK) {
+            block_is_blank &= lines[stop - 1].empty;
+            stop--;
+        }
+        if (block_is_blank && (next == count || lines[next].removed))
+            stop = next;
+        for (size_t m = n + 1; m < stop; m++)
+            lines[m].removed = 1;
+        n = next - 1;
+    }
+}
+
+static int build(const struct text *old, const char *section, const char *const *const *keys,
+                 size_t entry_count, int is_platform, struct text *out, char *reason,
+                 size_t reason_size)
+{
+    size_t count = 0, longest = 0;
+    for (size_t i = 0, line_start = 0; i < old->length; i++)
+        if (old->data[i] == '\n' || i + 1 == old->length) {
+            count++;
+            if (i + 1 - line_start > longest)
+                longest = i + 1 - line_start;
+            line_start = i + 1;
+        }
+    struct line_info *lines = calloc(count ? count : 1, sizeof *lines);
+    char *copy = malloc(longest + 1);
+    if (!lines || !copy) {
+        free(lines);
+        free(copy);
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+
+    size_t start = 0, first_removed = count;
+    for (size_t n = 0; n < count; n++) {
+        const char *newline = memchr(old->data + start, '\n', old->length - start);
+        size_t stop = newline ? (size_t)(newline - old->data) + 1 : old->length;
+        lines[n].start = start;
+        lines[n].end = stop;
+        memcpy(copy, old->data + start, stop - start);
+        copy[stop - start] = '\0';
+        char *line = copy + (n == 0 && has_bom(copy) ? 3 : 0);
+        while (isspace((unsigned char)*line))
+            line++;
+        size_t name_length = 0;
+        lines[n].kind = line_kind(line, &name_length);
+        lines[n].empty = *line == '\0';
+        lines[n].removed =
+            lines[n].kind == LINE_HEADER && is_section_of(line + 1, name_length, section);
+        if (lines[n].removed && first_removed == count)
+            first_removed = n;
+        start = stop;
+    }
+    mark_removed(lines, count);
+
+    int status = 0;
+    for (size_t n = 0; n < count && status == 0; n++) {
+        if (n == 0 && first_removed == 0 && old->length >= 3 && has_bom(old->data))
+            append(out, old->data, 3); /* the BOM stays first */
+        if (n == first_removed)
+            status = append_sections(out, section, keys, entry_count, is_platform, reason,
+                                     reason_size);
+        if (!lines[n].removed)
+            append(out, old->data + lines[n].start, lines[n].end - lines[n].start);
+    }
+    if (status == 0 && first_removed == count && entry_count > 0) {
+        if (count > 0 && old->data[old->length - 1] != '\n')
+            append_string(out, "\n");
+        if (count > 0 && !lines[count - 1].empty)
+            append_string(out, "\n");
+        status = append_sections(out, section, keys, entry_count, is_platform, reason,
+                                 reason_size);
+    }
+    free(lines);
+    free(copy);
+    if (status == 0 && out->failed) {
+        snprintf(reason, reason_size, "out of memory");
+        status = -1;
+    }
+    return status;
+}
+
+int sg_bounds_replace(const char *path, const char *section, const char *const *const *keys,
+                      size_t entry_count, char *error, size_t error_size)
+{
+    char reason[256] = "";
+    if (!path || !section) {
+        report(error, error_size, path ? path : "(null)", 0, "no file or section given");
+        return -1;
+    }
+    int is_platform = strcmp(section, "platform") == 0;
+    if (!is_platform && sg_routine_by_name(section) < 0) {
+        snprintf(reason, sizeof reason, "unknown section '%.60s' (an MPI routine or platform)",
+                 section);
+        report(error, error_size, path, 0, reason);
+        return -1;
+    }
+    if (is_platform && entry_count > 1) {
+        report(error, error_size, path, 0, "there is only one [platform]");
+        return -1;
+    }
+    if (entry_count > 0 && !keys) {
+        report(error, error_size, path, 0, "no keys given");
+        return -1;
+    }
+
+    struct text old = {0}, out = {0};
+    mode_t mode;
+    int status = read_whole(path, &old, &mode, reason, sizeof reason);
+    if (status != 0) {
+        char message[320];
+        snprintf(message, sizeof message, "cannot read: %s", reason);
+        report(error, error_size, path, 0, message);
+    }
+    if (status == 0) {
+        status = build(&old, section, keys, entry_count, is_platform, &out, reason, sizeof reason);
+        if (status != 0)
+            report(error, error_size, path, 0, reason);
+    }
+    if (status == 0) {
+        struct sg_bounds check;
+        char invalid[512];
+        status = sg_bounds_load_text(out.data, out.length, path, &check, NULL, NULL, invalid,
+                                     sizeof invalid);
+        sg_bounds_free(&check);
+        if (status != 0 && error && error_size)
+            snprintf(error, error_size, "%s (the result would be invalid; file left unchanged)",
+                     invalid);
+    }
+    if (status == 0) {
+        status = write_atomically(path, &out, mode, reason, sizeof reason);
+        if (status != 0) {
+            char message[320];
+            snprintf(message, sizeof message, "cannot write: %s", reason);
+            report(error, error_size, path, 0, message);
+        }
+    }
+    free(old.data);
+    free(out.data);
+    return status;
+}

@@ -1,0 +1,98 @@
+/* The bounds INI: read with inih, checked against the schema of
+ * configs/example.ini, and rewritten one routine at a time.
+ *
+ * Nothing here aborts or exits: every failure comes back as a return value
+ * and a message that names the file and the line. */
+#ifndef SCALEGUARD_BOUNDS_H
+#define SCALEGUARD_BOUNDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "detectors.h"
+#include "routines.h"
+
+enum sg_failure {
+    SG_FAILURE_UNKNOWN, /* key absent */
+    SG_FAILURE_CRASH,
+    SG_FAILURE_HANG,
+    SG_FAILURE_MPI_ERROR,
+    SG_FAILURE_OOM,
+    SG_FAILURE_WRONG_DATA,
+};
+
+enum sg_workaround {
+    SG_WORKAROUND_AUTO,
+    SG_WORKAROUND_W1A,
+    SG_WORKAROUND_W1B,
+    SG_WORKAROUND_W2,
+    SG_WORKAROUND_W3,
+    SG_WORKAROUND_NONE,
+};
+
+const char *sg_failure_name(enum sg_failure failure);       /* "crash", ..., "unknown" */
+const char *sg_workaround_name(enum sg_workaround workaround); /* "auto", "W1-A", ... */
+
+/* One [MPI_Name] or [MPI_Name#k] section. Optional numbers are 0 when absent. */
+struct sg_bound_entry {
+    enum sg_routine routine;
+    unsigned ordinal;        /* 1 for [MPI_Name], k for [MPI_Name#k] */
+    unsigned line;           /* line of the section header */
+    enum sg_class cls;
+    enum sg_trigger trigger; /* X: SG_TRIGGER_N; D: unused */
+    uint64_t bound;          /* G, X: required, > 0; D: 0 */
+    uint64_t type_size;      /* s the bound was measured at */
+    uint64_t procs;          /* P the bound was measured at */
+    uint64_t safe_count;     /* n_s */
+    uint64_t delta;          /* the search step */
+    enum sg_failure failure;
+    enum sg_workaround workaround;
+};
+
+struct sg_platform {
+    char mpi_library[256];
+    char hostname[256];
+    char measured[64];
+    char launcher[16]; /* "local" or "slurm"; empty when absent */
+};
+
+struct sg_bounds {
+    struct sg_platform platform;
+    struct sg_bound_entry *entries; /* in file order */
+    size_t count;
+};
+
+/* Called once per warning (unknown key or section), with "file:line: text". */
+typedef void sg_bounds_warn_fn(void *context, const char *message);
+
+/* Load `path` into `bounds` (which is reset first). On error returns -1,
+ * writes "file:line: what is wrong" to `error` and leaves `bounds` empty.
+ * `warn` may be NULL. "Reset" means overwritten, not freed: call
+ * sg_bounds_free before loading into a `bounds` that holds entries. When a
+ * file has several errors, the one on the earliest line is reported. */
+int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn *warn,
+                   void *warn_context, char *error, size_t error_size);
+
+/* The same for text in memory; `name` stands for the file in messages. */
+int sg_bounds_load_text(const char *text, size_t length, const char *name,
+                        struct sg_bounds *bounds, sg_bounds_warn_fn *warn, void *warn_context,
+                        char *error, size_t error_size);
+
+void sg_bounds_free(struct sg_bounds *bounds);
+
+/* Replace every section of `section` (a routine name such as "MPI_Scatter",
+ * whose entries [MPI_Scatter], [MPI_Scatter#2], ... all go, or "platform")
+ * by `entry_count` new sections, the k-th named [section#k] (the first plain
+ * [section]), holding `keys[k]` as "key = value" lines, `NULL`-terminated.
+ * Each string of `keys[k]` is "key=value" (blanks around '=' allowed); the
+ * key must be one of the schema's and the value must read back unchanged.
+ * Every other line of the file, comments included, stays as it was; the new
+ * sections take the place of the first old one, or go at the end. A missing
+ * file is created. The result is validated with sg_bounds_load_text before it
+ * replaces the file (atomically, by rename); if it is invalid nothing is
+ * written and -1 is returned with the reason in `error`. entry_count 0 just
+ * removes the routine. */
+int sg_bounds_replace(const char *path, const char *section, const char *const *const *keys,
+                      size_t entry_count, char *error, size_t error_size);
+
+#endif

@@ -1,0 +1,115 @@
+/* scaleguard-ini: check a bounds INI, or replace the sections of one routine
+ * (the tester writes its results through this). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounds.h"
+
+static const char usage[] =
+    "Usage: scaleguard-ini check FILE\n"
+    "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
+    "       scaleguard-ini --help\n"
+    "\n"
+    "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
+    "replace  replaces every [SECTION], [SECTION#2], ... of FILE by one section per\n"
+    "         --entry, holding the KEY=VALUE arguments that follow it; without --entry\n"
+    "         the sections are removed. SECTION is an MPI routine (MPI_Scatter) or\n"
+    "         platform. Comments and all other sections stay as they are; FILE is\n"
+    "         created if missing and is only written when the result is valid.\n"
+    "\n"
+    "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
+
+static void print_warning(void *context, const char *message)
+{
+    (void)context;
+    fprintf(stderr, "scaleguard-ini: warning: %s\n", message);
+}
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "scaleguard-ini: %s\n%s", what, usage);
+    return 2;
+}
+
+static int check(const char *path)
+{
+    struct sg_bounds bounds;
+    char error[1024];
+    if (sg_bounds_load(path, &bounds, print_warning, NULL, error, sizeof error) != 0) {
+        fprintf(stderr, "scaleguard-ini: error: %s\n", error);
+        return 1;
+    }
+    int seen[SG_ROUTINE_COUNT] = {0};
+    size_t routines = 0;
+    for (size_t i = 0; i < bounds.count; i++)
+        if (!seen[bounds.entries[i].routine]++)
+            routines++;
+    printf("%s: %zu %s for %zu %s\n", path, bounds.count, bounds.count == 1 ? "entry" : "entries",
+           routines, routines == 1 ? "routine" : "routines");
+    sg_bounds_free(&bounds);
+    return 0;
+}
+
+static int replace(const char *path, const char *section, int argc, char **argv)
+{
+    /* Each entry's keys are a NULL-terminated run in `slots`. */
+    const char **slots = calloc((size_t)argc * 2 + 1, sizeof *slots);
+    const char *const **entries = calloc((size_t)argc + 1, sizeof *entries);
+    if (!slots || !entries) {
+        free(slots);
+        free(entries);
+        fprintf(stderr, "scaleguard-ini: error: out of memory\n");
+        return 1;
+    }
+    size_t count = 0, used = 0;
+    int status = 0;
+    for (int i = 0; i < argc && status == 0; i++) {
+        if (strcmp(argv[i], "--entry") == 0) {
+            if (count > 0)
+                slots[used++] = NULL;
+            entries[count++] = &slots[used];
+        } else if (count == 0) {
+            fprintf(stderr, "scaleguard-ini: '%s' comes before the first --entry\n%s", argv[i],
+                    usage);
+            status = 2;
+        } else if (!strchr(argv[i], '=')) {
+            fprintf(stderr, "scaleguard-ini: '%s' is not KEY=VALUE\n%s", argv[i], usage);
+            status = 2;
+        } else {
+            slots[used++] = argv[i];
+        }
+    }
+    if (status == 0) {
+        char error[1024];
+        if (sg_bounds_replace(path, section, entries, count, error, sizeof error) != 0) {
+            fprintf(stderr, "scaleguard-ini: error: %s\n", error);
+            status = 1;
+        }
+    }
+    free(slots);
+    free(entries);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc < 2)
+        return usage_error("no command given");
+    if (strcmp(argv[1], "check") == 0) {
+        if (argc != 3)
+            return usage_error("check takes exactly one FILE");
+        return check(argv[2]);
+    }
+    if (strcmp(argv[1], "replace") == 0) {
+        if (argc < 4)
+            return usage_error("replace needs FILE and SECTION");
+        return replace(argv[2], argv[3], argc - 4, argv + 4);
+    }
+    fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);
+    return 2;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install what ScaleGuard needs from Debian's packages; a no-op when all of it
+# is present. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  mpich libmpich-dev openmpi-bin libopenmpi-dev # both MPIs, side by side
+  libinih-dev pkg-config cmake make gcc         # the build
+  clang libclang-rt-14-dev                      # libFuzzer, sanitizers
+  shellcheck                                    # the scripts' lint
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$package")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: missing: ${missing[*]}"
+if ((EUID != 0)); then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    as_root=(sudo)
+  else
+    echo "install-deps: not root. Run as root:" >&2
+    echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  as_root=()
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -q
+"${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run calls exactly this):
+#   both MPI trees: every test, the large-memory ones one at a time;
+#   a sanitizer tree (ASan + UBSan) for the unit tests;
+#   a clang tree running each fuzz target for SCALEGUARD_FUZZ_SECONDS (60).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+scripts/build.sh
+
+jobs=$(nproc)
+for mpi in mpich openmpi; do
+  echo "=== $mpi: tests"
+  ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE large
+  echo "=== $mpi: large-memory tests, one at a time"
+  ctest --test-dir "build/$mpi" --output-on-failure -L large --no-tests=ignore
+done
+
+echo "=== unit tests under AddressSanitizer and UBSan"
+cmake -S . -B build/sanitize -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_SANITIZE=ON
+cmake --build build/sanitize --parallel "$jobs"
+ctest --test-dir build/sanitize --output-on-failure --parallel "$jobs" -L unit
+
+echo "=== fuzz targets"
+CC=clang cmake -S . -B build/fuzz -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_FUZZ=ON \
+  -DSCALEGUARD_FUZZ_SECONDS="${SCALEGUARD_FUZZ_SECONDS:-60}"
+cmake --build build/fuzz --parallel "$jobs"
+ctest --test-dir build/fuzz --output-on-failure --parallel "$jobs" -L fuzz

@@ -1,0 +1,76 @@
+/* Fuzz the bounds INI loader: whatever the bytes, it must not crash or leak,
+ * and what it accepts must satisfy the schema the protection layer relies on. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounds.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void ignore(void *context, const char *message)
+{
+    (void)context;
+    (void)message;
+}
+
+static void check_platform(const struct sg_platform *p)
+{
+    if (strnlen(p->mpi_library, sizeof p->mpi_library) == sizeof p->mpi_library ||
+        strnlen(p->hostname, sizeof p->hostname) == sizeof p->hostname ||
+        strnlen(p->measured, sizeof p->measured) == sizeof p->measured)
+        abort(); /* unterminated */
+    if (p->launcher[0] && strcmp(p->launcher, "local") != 0 && strcmp(p->launcher, "slurm") != 0)
+        abort();
+}
+
+static void check_entry(const struct sg_bound_entry *e)
+{
+    if ((unsigned)e->routine >= SG_ROUTINE_COUNT || e->ordinal < 1 || e->line < 1)
+        abort();
+    if (e->failure > SG_FAILURE_WRONG_DATA || e->workaround > SG_WORKAROUND_NONE)
+        abort();
+    switch (e->cls) {
+    case SG_CLASS_D:
+        if (!sg_routines[e->routine].irregular || e->bound != 0)
+            abort();
+        break;
+    case SG_CLASS_G:
+        if (e->bound == 0 || e->trigger > SG_TRIGGER_N)
+            abort();
+        if (e->type_size && e->procs &&
+            sg_trigger_value(e->trigger, e->type_size, e->safe_count, e->procs) > e->bound)
+            abort(); /* the safe count itself would trigger */
+        break;
+    case SG_CLASS_X:
+        if (e->bound == 0 || e->type_size == 0 || e->procs == 0 || e->trigger != SG_TRIGGER_N ||
+            e->safe_count > e->bound)
+            abort();
+        break;
+    default: abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct sg_bounds bounds;
+    char error[256] = "";
+    if (sg_bounds_load_text((const char *)data, size, "fuzz.ini", &bounds, ignore, NULL, error,
+                            sizeof error) != 0) {
+        if (bounds.entries != NULL || bounds.count != 0 || error[0] == '\0')
+            abort(); /* a failure leaves the bounds empty and says why */
+        return 0;
+    }
+    check_platform(&bounds.platform);
+    for (size_t i = 0; i < bounds.count; i++) {
+        const struct sg_bound_entry *e = &bounds.entries[i];
+        check_entry(e);
+        if (i > 0 && e->line <= bounds.entries[i - 1].line)
+            abort(); /* entries keep file order */
+        for (size_t j = 0; j < i; j++)
+            if (bounds.entries[j].routine == e->routine && bounds.entries[j].ordinal == e->ordinal)
+                abort(); /* duplicate sections are refused */
+    }
+    sg_bounds_free(&bounds);
+    return 0;
+}

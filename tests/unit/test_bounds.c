@@ -1,0 +1,792 @@
+/* The bounds INI: the shipped files, every rejected input with its line, the
+ * warnings, and sg_bounds_replace (round trip, merge, atomic refusal). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bounds.h"
+#include "check.h"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+struct warnings {
+    size_t count;
+    char messages[16][512];
+};
+
+static void collect(void *context, const char *message)
+{
+    struct warnings *w = context;
+    if (w->count < 16)
+        snprintf(w->messages[w->count], sizeof w->messages[0], "%s", message);
+    w->count++;
+}
+
+static int load_string(const char *text, struct sg_bounds *bounds, struct warnings *w,
+                       char *error, size_t error_size)
+{
+    return sg_bounds_load_text(text, strlen(text), "t.ini", bounds, w ? collect : NULL, w, error,
+                               error_size);
+}
+
+/* The message is "t.ini:LINE: ..." and holds `what`. */
+static int message_is(const char *message, unsigned line, const char *what)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "t.ini:%u: ", line);
+    return strncmp(message, prefix, strlen(prefix)) == 0 && strstr(message, what) != NULL;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    size_t size = 0, capacity = 4096;
+    char *data = malloc(capacity);
+    size_t got;
+    while (data && (got = fread(data + size, 1, capacity - size - 1, file)) > 0) {
+        size += got;
+        if (capacity - size < 2) {
+            char *grown = realloc(data, capacity * 2);
+            if (!grown) {
+                free(data);
+                data = NULL;
+                break;
+            }
+            data = grown;
+            capacity *= 2;
+        }
+    }
+    fclose(file);
+    if (data)
+        data[size] = '\0';
+    return data;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "wb");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    fputs(text, file);
+    fclose(file);
+}
+
+static const struct sg_bound_entry *find_entry(const struct sg_bounds *bounds, const char *routine,
+                                               unsigned ordinal)
+{
+    for (size_t i = 0; i < bounds->count; i++)
+        if (strcmp(sg_routines[bounds->entries[i].routine].name, routine) == 0 &&
+            bounds->entries[i].ordinal == ordinal)
+            return &bounds->entries[i];
+    return NULL;
+}
+
+static char temporary_dir[256];
+
+static void path_in_temporary(char *path, size_t size, const char *name)
+{
+    snprintf(path, size, "%s/%s", temporary_dir, name);
+}
+
+/* ---- the shipped files ---------------------------------------------------- */
+
+static void test_example(void)
+{
+    struct sg_bounds b;
+    struct warnings w = {0};
+    char error[512] = "";
+    int status =
+        sg_bounds_load(SG_CONFIGS_DIR "/example.ini", &b, collect, &w, error, sizeof error);
+    CHECK(status == 0);
+    if (status != 0) {
+        fprintf(stderr, "example.ini: %s\n", error);
+        return;
+    }
+    CHECK_U64(w.count, 0);
+    CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
+    CHECK_STR(b.platform.hostname, "node01");
+    CHECK_STR(b.platform.measured, "2026-11-21T21:00:00Z");
+    CHECK_STR(b.platform.launcher, "local");
+    CHECK_U64(b.count, 4);
+
+    int classes[3] = {0};
+    for (size_t i = 0; i < b.count; i++)
+        classes[b.entries[i].cls]++;
+    CHECK(classes[SG_CLASS_D] >= 1 && classes[SG_CLASS_G] >= 1 && classes[SG_CLASS_X] >= 1);
+
+    const struct sg_bound_entry *e = find_entry(&b, "MPI_Scatter", 1);
+    CHECK(e != NULL && e == &b.entries[0]);
+    if (e) {
+        CHECK(e->cls == SG_CLASS_G);
+        CHECK(e->trigger == SG_TRIGGER_SNP);
+        CHECK_U64(e->bound, 2100000000);
+        CHECK_U64(e->type_size, 1);
+        CHECK_U64(e->procs, 3);
+        CHECK_U64(e->safe_count, 700000000);
+        CHECK_U64(e->delta, 50000000);
+        CHECK(e->failure == SG_FAILURE_CRASH);
+        CHECK(e->workaround == SG_WORKAROUND_AUTO);
+    }
+    e = find_entry(&b, "MPI_Scatter", 2);
+    CHECK(e != NULL && e == &b.entries[1]);
+    if (e) {
+        CHECK(e->cls == SG_CLASS_G);
+        CHECK(e->trigger == SG_TRIGGER_NP);
+        CHECK_U64(e->bound, 4294967295u);
+        CHECK_U64(e->type_size, 0);
+        CHECK_U64(e->procs, 0);
+        CHECK(e->failure == SG_FAILURE_WRONG_DATA);
+        CHECK(e->workaround == SG_WORKAROUND_W1B);
+    }
+    e = find_entry(&b, "MPI_Alltoall", 1);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK(e->cls == SG_CLASS_X);
+        CHECK(e->trigger == SG_TRIGGER_N);
+        CHECK_U64(e->bound, 268435455);
+        CHECK_U64(e->type_size, 8);
+        CHECK_U64(e->procs, 4);
+        CHECK_U64(e->safe_count, 268435455);
+        CHECK_U64(e->delta, 16777216);
+        CHECK(e->failure == SG_FAILURE_MPI_ERROR);
+        CHECK(e->workaround == SG_WORKAROUND_W1B);
+        /* The worked example of the X policy in the file's comment. */
+        int exact = 1;
+        CHECK_U64(sg_x_effective_bound(e->bound, e->type_size, e->procs, 16, 4, &exact),
+                  134217727);
+        CHECK(!exact);
+    }
+    e = find_entry(&b, "MPI_Gatherv", 1);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK(e->cls == SG_CLASS_D);
+        CHECK_U64(e->bound, 0);
+        CHECK_U64(e->type_size, 1);
+        CHECK_U64(e->procs, 4);
+        CHECK(e->failure == SG_FAILURE_CRASH);
+    }
+    sg_bounds_free(&b);
+    CHECK(b.entries == NULL && b.count == 0);
+}
+
+static void test_platform_files(void)
+{
+    struct sg_bounds b;
+    struct warnings w = {0};
+    char error[512] = "";
+    const struct sg_bound_entry *e;
+
+    int status = sg_bounds_load(SG_CONFIGS_DIR "/debian12-mpich-4.0.2.ini", &b, collect, &w,
+                                error, sizeof error);
+    CHECK(status == 0);
+    if (status == 0) {
+        CHECK_U64(w.count, 0);
+        CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
+        CHECK_STR(b.platform.launcher, "local");
+        CHECK_STR(b.platform.measured, "2026-11-21T00:00:00Z");
+        CHECK_U64(b.count, 2);
+        e = find_entry(&b, "MPI_Scatter", 1);
+        CHECK(e != NULL);
+        if (e) {
+            CHECK(e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_SNP);
+            CHECK_U64(e->bound, 2100000000);
+            CHECK_U64(e->type_size, 1);
+            CHECK_U64(e->procs, 3);
+            CHECK_U64(e->safe_count, 700000000);
+            CHECK_U64(e->delta, 50000000);
+            CHECK(e->failure == SG_FAILURE_CRASH);
+            /* 700M passes, 750M = safe_count + delta triggers. */
+            CHECK(!sg_trigger_exceeds(e->trigger, 1, 700000000, 3, e->bound));
+            CHECK(sg_trigger_exceeds(e->trigger, 1, 750000000, 3, e->bound));
+        }
+        e = find_entry(&b, "MPI_Gatherv", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_D && e->failure == SG_FAILURE_CRASH);
+        sg_bounds_free(&b);
+    } else {
+        fprintf(stderr, "%s\n", error);
+    }
+
+    w.count = 0;
+    status = sg_bounds_load(SG_CONFIGS_DIR "/debian12-openmpi-4.1.4.ini", &b, collect, &w, error,
+                            sizeof error);
+    CHECK(status == 0);
+    if (status == 0) {
+        CHECK_U64(w.count, 0);
+        CHECK(strncmp(b.platform.mpi_library, "Open MPI v4.1.4", 15) == 0);
+        CHECK_STR(b.platform.launcher, "local");
+        CHECK_U64(b.count, 2);
+        e = find_entry(&b, "MPI_Reduce_scatter", 1);
+        CHECK(e != NULL);
+        if (e) {
+            CHECK(e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_N);
+            CHECK_U64(e->bound, 2000000000);
+            CHECK_U64(e->type_size, 1);
+            CHECK_U64(e->procs, 2);
+            CHECK_U64(e->safe_count, 2000000000);
+            CHECK_U64(e->delta, 200000000);
+            CHECK(e->failure == SG_FAILURE_MPI_ERROR);
+            /* {1.0e9, 1.0e9} passes, {1.1e9, 1.1e9} triggers. */
+            CHECK(!sg_trigger_exceeds(e->trigger, 1, 2000000000, 2, e->bound));
+            CHECK(sg_trigger_exceeds(e->trigger, 1, 2200000000u, 2, e->bound));
+        }
+        e = find_entry(&b, "MPI_Gatherv", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_D && e->procs == 4 &&
+              e->failure == SG_FAILURE_CRASH);
+        sg_bounds_free(&b);
+    } else {
+        fprintf(stderr, "%s\n", error);
+    }
+}
+
+/* ---- what is accepted ----------------------------------------------------- */
+
+static void test_accepted_forms(void)
+{
+    struct sg_bounds b;
+    char error[512] = "";
+    /* Indented keys (no continuation lines), CRLF, a BOM, inline comments,
+     * ':' as separator, the largest number, an empty platform value. */
+    const char *text = "\xEF\xBB\xBF  [platform]\r\n"
+                       "  hostname = \r\n"
+                       "launcher: slurm ; a comment\r\n"
+                       "\r\n"
+                       "   [MPI_Ialltoallv#7] ; entry 7\r\n"
+                       "    class = D\r\n"
+                       "[MPI_Bcast]\n"
+                       "class = G\n"
+                       "trigger = n\n"
+                       "bound = 18446744073709551615\n"
+                       "safe_count = 0\n"
+                       "delta = 0\n"
+                       "failure = hang\n"
+                       "workaround = none";
+    int status = load_string(text, &b, NULL, error, sizeof error);
+    CHECK(status == 0);
+    if (status != 0) {
+        fprintf(stderr, "%s\n", error);
+        return;
+    }
+    CHECK_STR(b.platform.hostname, "");
+    CHECK_STR(b.platform.launcher, "slurm");
+    CHECK_U64(b.count, 2);
+    if (b.count == 2) {
+        CHECK(b.entries[0].routine == SG_MPI_Ialltoallv);
+        CHECK_U64(b.entries[0].ordinal, 7);
+        CHECK_U64(b.entries[0].line, 5);
+        CHECK(b.entries[0].cls == SG_CLASS_D);
+        CHECK(b.entries[0].failure == SG_FAILURE_UNKNOWN);
+        CHECK(b.entries[0].workaround == SG_WORKAROUND_AUTO);
+        CHECK(b.entries[1].routine == SG_MPI_Bcast);
+        CHECK_U64(b.entries[1].line, 7);
+        CHECK_U64(b.entries[1].bound, UINT64_MAX);
+        CHECK(b.entries[1].failure == SG_FAILURE_HANG);
+        CHECK(b.entries[1].workaround == SG_WORKAROUND_NONE);
+    }
+    sg_bounds_free(&b);
+
+    /* Empty text, and text without [platform], have no entries. */
+    CHECK(sg_bounds_load_text("", 0, "t.ini", &b, NULL, NULL, error, sizeof error) == 0);
+    CHECK_U64(b.count, 0);
+    CHECK_STR(b.platform.launcher, "");
+    sg_bounds_free(&b);
+    CHECK(load_string("; nothing\n\n", &b, NULL, error, sizeof error) == 0);
+    CHECK_U64(b.count, 0);
+    sg_bounds_free(&b);
+
+    /* A line of 199 characters is the longest inih takes whole. */
+    char longest[300];
+    memset(longest, 'x', sizeof longest);
+    memcpy(longest, "hostname = ", 11);
+    snprintf(longest + 199, sizeof longest - 199, "\n");
+    char text_long[400];
+    snprintf(text_long, sizeof text_long, "[platform]\n%s", longest);
+    status = load_string(text_long, &b, NULL, error, sizeof error);
+    CHECK(status == 0);
+    CHECK_U64(strlen(b.platform.hostname), 199 - 11);
+    sg_bounds_free(&b);
+}
+
+/* ---- what is rejected, and where ------------------------------------------ */
+
+struct bad_case {
+    const char *text;
+    unsigned line;
+    const char *what;
+};
+
+#define G_HEAD "[MPI_Scatter]\nclass = G\ntrigger = snP\n"
+
+static const struct bad_case bad_cases[] = {
+    /* inih syntax */
+    {"[platform]\nlauncher = local\nno separator here\n", 3, "expected 'key = value'"},
+    {"; c\n[MPI_Scatter\nclass = G\n", 2, "without a closing ']'"},
+    {"[MPI_Scatter ; comment]\n", 1, "without a closing ']'"},
+    /* values */
+    {"[MPI_Scatter]\nclass = Q\n", 2, "unknown class 'Q'"},
+    {"[MPI_Scatter]\nclass = g\n", 2, "unknown class"},
+    {"[MPI_Scatter]\nclass = G\ntrigger = snp\nbound = 1\n", 3, "unknown trigger 'snp'"},
+    {G_HEAD "bound = abc\n", 4, "bad number"},
+    {G_HEAD "bound =\n", 4, "bad number"},
+    {G_HEAD "bound = 12x\n", 4, "bad number"},
+    {G_HEAD "bound = +5\n", 4, "bad number"},
+    {G_HEAD "bound = 1e9\n", 4, "bad number"},
+    {G_HEAD "bound = 2 000\n", 4, "bad number"},
+    {G_HEAD "bound = 18446744073709551616\n", 4, "bad number"},
+    {G_HEAD "bound = 99999999999999999999999\n", 4, "bad number"},
+    {G_HEAD "bound = -5\n", 4, "negative"},
+    {G_HEAD "bound = 1\nsafe_count = -1\n", 5, "negative"},
+    {G_HEAD "bound = 1\ndelta = x\n", 5, "bad number"},
+    {G_HEAD "bound = 0\n", 4, "bound must be > 0"},
+    {G_HEAD "bound = 5\ntype_size = 0\n", 5, "type_size must be > 0"},
+    {G_HEAD "bound = 5\nprocs = 0\n", 5, "procs must be > 0"},
+    {G_HEAD "bound = 5\nfailure = segfault\n", 5, "unknown failure 'segfault'"},
+    {G_HEAD "bound = 5\nfailure = unknown\n", 5, "unknown failure"},
+    {G_HEAD "bound = 5\nworkaround = W4\n", 5, "unknown workaround 'W4'"},
+    {"[platform]\nlauncher = pbs\n", 2, "launcher must be local or slurm"},
+    /* required keys: the line of the section header */
+    {"[platform]\n\n[MPI_Scatter]\nclass = G\ntrigger = snP\n", 3, "class G needs a bound"},
+    {"[MPI_Scatter]\nclass = G\nbound = 5\n", 1, "class G needs a trigger"},
+    {"[MPI_Gather]\nclass = X\ntype_size = 1\nprocs = 2\n", 1, "class X needs a bound"},
+    {"[MPI_Gather]\nclass = X\nbound = 9\nprocs = 2\n", 1, "class X needs type_size"},
+    {"[MPI_Gather]\nclass = X\nbound = 9\ntype_size = 1\n", 1, "class X needs procs"},
+    {"[MPI_Gather]\nclass = X\ntrigger = snP\nbound = 9\ntype_size = 1\nprocs = 2\n", 3,
+     "class X takes only trigger = n"},
+    {"[MPI_Scatter]\nbound = 5\n", 1, "has no class"},
+    {"[platform]\n[MPI_Scatter]\n[MPI_Bcast]\nclass = D\n", 2, "[MPI_Scatter] has no class"},
+    {"[MPI_Scatter]\n", 1, "has no class"},
+    {"[MPI_Scatter]\nclass = D\n", 2, "class D applies only to the v-routines"},
+    {"[MPI_Ireduce_scatter_block#3]\n\nclass = D\n", 3, "class D applies only to the v-routines"},
+    /* duplicates */
+    {G_HEAD "bound = 5\nbound = 6\n", 5, "duplicate key 'bound'"},
+    {G_HEAD "class = G\nbound = 5\n", 4, "duplicate key 'class'"},
+    {"[platform]\nhostname = a\nhostname = b\n", 3, "duplicate key 'hostname'"},
+    {G_HEAD "bound = 5\n\n" G_HEAD "bound = 5\n", 6, "duplicate section [MPI_Scatter]"},
+    {"[platform]\n[MPI_Bcast]\nclass = G\ntrigger = n\nbound = 1\n[platform]\n", 6,
+     "duplicate section [platform]"},
+    {"[MPI_Gatherv#2]\nclass = D\n[MPI_Gatherv]\nclass = D\n[MPI_Gatherv#2]\nclass = D\n", 5,
+     "duplicate section [MPI_Gatherv#2]"},
+    /* entry numbers */
+    {"[MPI_Scatter#1]\nclass = G\n", 1, "bad entry number"},
+    {"[MPI_Scatter#0]\n", 1, "bad entry number"},
+    {"[MPI_Scatter#02]\n", 1, "bad entry number"},
+    {"[MPI_Scatter#]\n", 1, "bad entry number"},
+    {"[MPI_Scatter#x]\n", 1, "bad entry number"},
+    {"[MPI_Scatter#-2]\n", 1, "bad entry number"},
+    {"[MPI_Scatter#99999999999]\n", 1, "bad entry number"},
+    /* contradictory numbers: s*n_s*P = 1*800000000*3 > 2100000000 */
+    {"[MPI_Scatter]\nclass = G\ntrigger = snP\nbound = 2100000000\ntype_size = 1\nprocs = 3\n"
+     "safe_count = 800000000\n",
+     7, "safe_count 800000000 already exceeds the bound"},
+    {"[MPI_Reduce]\nclass = G\ntrigger = n\nsafe_count = 11\nbound = 10\ntype_size = 4\n"
+     "procs = 2\n",
+     4, "safe_count 11 already exceeds the bound"},
+    {"[MPI_Gather]\nclass = X\nbound = 100\ntype_size = 1\nprocs = 2\nsafe_count = 101\n", 6,
+     "safe_count 101 already exceeds the bound"},
+    /* line structure */
+    {"[platform]\nhostname = "
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxx\nlauncher = bad\n",
+     2, "line too long"},
+    /* the earliest line wins, even if found later */
+    {"[MPI_Scatter]\nbound = x\n[MPI_Bcast]\nclass = Q\n", 1, "has no class"},
+    {"[MPI_Bcast]\nclass = Q\n[MPI_Scatter]\nbound = x\n", 2, "unknown class"},
+    {"[MPI_Bcast]\nclass = G\ntrigger = n\nbound = 5\n[MPI_Bcast]\nclass = G\ntrigger = x\n", 5,
+     "duplicate section"},
+};
+
+static void test_rejected(void)
+{
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        struct sg_bounds b;
+        char error[512] = "";
+        b.count = 99; /* must be reset */
+        int status = load_string(bad_cases[i].text, &b, NULL, error, sizeof error);
+        int ok = status == -1 && b.count == 0 && b.entries == NULL &&
+                 message_is(error, bad_cases[i].line, bad_cases[i].what);
+        CHECK(ok);
+        if (!ok)
+            fprintf(stderr, "  case %zu: status %d, error \"%s\", expected line %u \"%s\"\n", i,
+                    status, error, bad_cases[i].line, bad_cases[i].what);
+        sg_bounds_free(&b);
+    }
+
+    /* A line too long in the middle: counting goes on after it. */
+    char text[1200];
+    size_t n = (size_t)snprintf(text, sizeof text, "[platform]\nhostname = ");
+    memset(text + n, 'y', 800);
+    snprintf(text + n + 800, sizeof text - n - 800, "\n\n[MPI_Scatter]\nclass = Q\n");
+    struct sg_bounds b;
+    char error[512] = "";
+    CHECK(load_string(text, &b, NULL, error, sizeof error) == -1);
+    CHECK(message_is(error, 2, "line too long"));
+    text[n + 800] = '\0'; /* only the long line, without a newline, at the end */
+    CHECK(load_string(text, &b, NULL, error, sizeof error) == -1);
+    CHECK(message_is(error, 2, "line too long"));
+
+    /* Text is taken by length, so a NUL byte is seen and refused. */
+    const char with_nul[] = "[platform]\nhostname = a\0b\n";
+    CHECK(sg_bounds_load_text(with_nul, sizeof with_nul - 1, "t.ini", &b, NULL, NULL, error,
+                              sizeof error) == -1);
+    CHECK(message_is(error, 2, "NUL"));
+
+    /* A missing file. */
+    char path[512];
+    path_in_temporary(path, sizeof path, "missing.ini");
+    CHECK(sg_bounds_load(path, &b, NULL, NULL, error, sizeof error) == -1);
+    char expected[600];
+    snprintf(expected, sizeof expected, "%s: cannot open: %s", path, strerror(ENOENT));
+    CHECK_STR(error, expected);
+    CHECK(b.count == 0 && b.entries == NULL);
+
+    /* A short error buffer is truncated, not overrun. */
+    char tiny[8];
+    CHECK(load_string("[MPI_Scatter]\n", &b, NULL, tiny, sizeof tiny) == -1);
+    CHECK_U64(strlen(tiny), 7);
+}
+
+static void test_warnings(void)
+{
+    struct sg_bounds b;
+    struct warnings w = {0};
+    char error[512] = "";
+    const char *text = "stray = 1\n"                      /* 1 */
+                       "[platform]\n"                     /* 2 */
+                       "colour = blue\n"                  /* 3 */
+                       "[MPI_Scatter]\n"                  /* 4 */
+                       "class = G\n"                      /* 5 */
+                       "trigger = snP\n"                  /* 6 */
+                       "bound = 10\n"                     /* 7 */
+                       "speed = fast\n"                   /* 8 */
+                       "[MPI_Frobnicate]\n"               /* 9 */
+                       "class = Q\n"                      /* 10: ignored with its section */
+                       "[MPI_Gatherv]\n"                  /* 11 */
+                       "class = D\n"                      /* 12 */
+                       "bound = 7\n";                     /* 13 */
+    int status = load_string(text, &b, &w, error, sizeof error);
+    CHECK(status == 0);
+    if (status != 0)
+        fprintf(stderr, "%s\n", error);
+    CHECK_U64(w.count, 5);
+    if (w.count == 5) {
+        CHECK(message_is(w.messages[0], 1, "outside any section"));
+        CHECK(message_is(w.messages[1], 3, "unknown key 'colour'"));
+        CHECK(message_is(w.messages[2], 8, "unknown key 'speed'"));
+        CHECK(message_is(w.messages[3], 9, "unknown section [MPI_Frobnicate]"));
+        CHECK(message_is(w.messages[4], 13, "class D takes no bound"));
+    }
+    CHECK_U64(b.count, 2);
+    if (b.count == 2) {
+        CHECK_U64(b.entries[0].bound, 10);
+        CHECK_U64(b.entries[1].bound, 0);
+    }
+    sg_bounds_free(&b);
+
+    /* Without a callback the warnings are just dropped. */
+    CHECK(load_string(text, &b, NULL, error, sizeof error) == 0);
+    sg_bounds_free(&b);
+}
+
+/* ---- sg_bounds_replace ---------------------------------------------------- */
+
+struct key_list {
+    char storage[9][64];
+    const char *keys[10];
+    size_t count;
+};
+
+__attribute__((format(printf, 2, 3))) static void add_key(struct key_list *list,
+                                                          const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(list->storage[list->count], sizeof list->storage[0], format, args);
+    va_end(args);
+    list->keys[list->count] = list->storage[list->count];
+    list->keys[++list->count] = NULL;
+}
+
+/* The keys the tester would write for `e`, in both "k=v" and "k = v" form. */
+static void format_entry(const struct sg_bound_entry *e, struct key_list *list)
+{
+    list->count = 0;
+    add_key(list, "class=%s", sg_class_name(e->cls));
+    if (e->cls == SG_CLASS_G)
+        add_key(list, "trigger = %s", sg_trigger_name(e->trigger));
+    if (e->cls != SG_CLASS_D)
+        add_key(list, "bound=%" PRIu64, e->bound);
+    add_key(list, "type_size=%" PRIu64, e->type_size);
+    add_key(list, "procs=%" PRIu64, e->procs);
+    add_key(list, "safe_count=%" PRIu64, e->safe_count);
+    add_key(list, "delta=%" PRIu64, e->delta);
+    add_key(list, "failure=%s", sg_failure_name(e->failure));
+    add_key(list, "workaround=%s", sg_workaround_name(e->workaround));
+}
+
+static void test_round_trip(void)
+{
+    static const struct sg_bound_entry written[] = {
+        {SG_MPI_Iallgatherv, 1, 0, SG_CLASS_G, SG_TRIGGER_NP, 3000000000u, 8, 16, 187500000,
+         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A},
+        {SG_MPI_Iallgatherv, 2, 0, SG_CLASS_X, SG_TRIGGER_N, 5952, 1, 48, 124, 8,
+         SG_FAILURE_HANG, SG_WORKAROUND_W1B},
+        {SG_MPI_Iallgatherv, 3, 0, SG_CLASS_D, SG_TRIGGER_SNP, 0, 4, 1024, 1, 2,
+         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3},
+        {SG_MPI_Iallgatherv, 4, 0, SG_CLASS_G, SG_TRIGGER_SN, UINT64_MAX, 1, 1, UINT64_MAX, 0,
+         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2},
+    };
+    enum { COUNT = sizeof written / sizeof written[0] };
+    struct key_list lists[COUNT];
+    const char *const *entries[COUNT];
+    for (size_t k = 0; k < COUNT; k++) {
+        format_entry(&written[k], &lists[k]);
+        entries[k] = lists[k].keys;
+    }
+
+    char path[512], error[512] = "";
+    path_in_temporary(path, sizeof path, "round-trip.ini");
+    CHECK(sg_bounds_replace(path, "MPI_Iallgatherv", entries, COUNT, error, sizeof error) == 0);
+    const char *platform[] = {"mpi_library = Open MPI v4.1.4, package: Debian OpenMPI",
+                              "hostname=node-7", "measured=2026-11-21T21:00:00Z",
+                              "launcher=slurm", NULL};
+    const char *const *platform_entry[] = {platform};
+    CHECK(sg_bounds_replace(path, "platform", platform_entry, 1, error, sizeof error) == 0);
+
+    struct sg_bounds b;
+    int status = sg_bounds_load(path, &b, NULL, NULL, error, sizeof error);
+    CHECK(status == 0);
+    if (status != 0) {
+        fprintf(stderr, "%s\n", error);
+        unlink(path);
+        return;
+    }
+    CHECK_STR(b.platform.mpi_library, "Open MPI v4.1.4, package: Debian OpenMPI");
+    CHECK_STR(b.platform.hostname, "node-7");
+    CHECK_STR(b.platform.measured, "2026-11-21T21:00:00Z");
+    CHECK_STR(b.platform.launcher, "slurm");
+    CHECK_U64(b.count, COUNT);
+    for (size_t k = 0; k < COUNT && k < b.count; k++) {
+        const struct sg_bound_entry *r = &b.entries[k], *w = &written[k];
+        CHECK(r->routine == w->routine);
+        CHECK_U64(r->ordinal, w->ordinal);
+        CHECK(r->cls == w->cls);
+        CHECK(r->trigger == w->trigger);
+        CHECK_U64(r->bound, w->bound);
+        CHECK_U64(r->type_size, w->type_size);
+        CHECK_U64(r->procs, w->procs);
+        CHECK_U64(r->safe_count, w->safe_count);
+        CHECK_U64(r->delta, w->delta);
+        CHECK(r->failure == w->failure);
+        CHECK(r->workaround == w->workaround);
+    }
+    sg_bounds_free(&b);
+
+    /* Replacing a section by the same entries changes nothing. */
+    char *before = read_text(path);
+    CHECK(sg_bounds_replace(path, "MPI_Iallgatherv", entries, COUNT, error, sizeof error) == 0);
+    char *after = read_text(path);
+    CHECK(before && after && strcmp(before, after) == 0);
+    free(before);
+    free(after);
+    unlink(path);
+}
+
+static const char merge_original[] =
+    "; ScaleGuard bounds, edited by hand\n"
+    "#   keep this comment\n"
+    "\n"
+    "[platform]\n"
+    "mpi_library = MPICH Version:\t4.0.2\n"
+    "launcher = local ; how\n"
+    "\n"
+    "; gather: measured twice\n"
+    "[MPI_Gather]\n"
+    "   class = G ; indented\n"
+    "trigger = snP\n"
+    "bound = 100\n"
+    "\n"
+    "; scatter, the old result\n"
+    "[MPI_Scatter]\n"
+    "class = G\n"
+    "; inside the old section\n"
+    "trigger = nP\n"
+    "bound = 1\n"
+    "\n"
+    "[MPI_Scatter#2]\n"
+    "class = X\n"
+    "bound = 7\n"
+    "type_size = 1\n"
+    "procs = 2\n"
+    "\n"
+    "; broadcast\n"
+    "\n"
+    "[MPI_Bcast]\n"
+    "class = G\n"
+    "trigger = n\n"
+    "bound = 5\n"
+    "; the end\n";
+
+static void test_merge(void)
+{
+    char path[512], error[512] = "";
+    path_in_temporary(path, sizeof path, "merge.ini");
+    write_text(path, merge_original);
+    chmod(path, 0640);
+
+    const char *scatter[] = {"class=G", "trigger=snP", "bound=2100000000", "failure=crash", NULL};
+    const char *const *one[] = {scatter};
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", one, 1, error, sizeof error) == 0);
+    char *text = read_text(path);
+    CHECK_STR(text, "; ScaleGuard bounds, edited by hand\n"
+                    "#   keep this comment\n"
+                    "\n"
+                    "[platform]\n"
+                    "mpi_library = MPICH Version:\t4.0.2\n"
+                    "launcher = local ; how\n"
+                    "\n"
+                    "; gather: measured twice\n"
+                    "[MPI_Gather]\n"
+                    "   class = G ; indented\n"
+                    "trigger = snP\n"
+                    "bound = 100\n"
+                    "\n"
+                    "; scatter, the old result\n"
+                    "[MPI_Scatter]\n"
+                    "class = G\n"
+                    "trigger = snP\n"
+                    "bound = 2100000000\n"
+                    "failure = crash\n"
+                    "\n"
+                    "; broadcast\n"
+                    "\n"
+                    "[MPI_Bcast]\n"
+                    "class = G\n"
+                    "trigger = n\n"
+                    "bound = 5\n"
+                    "; the end\n");
+    free(text);
+    struct stat status;
+    CHECK(stat(path, &status) == 0 && (status.st_mode & 07777) == 0640);
+
+    /* An invalid entry: -1, and the file is byte-identical. */
+    char *before = read_text(path);
+    const char *bad[] = {"class=G", "trigger=snP", "bound=0", NULL};
+    const char *const *bad_one[] = {bad};
+    error[0] = '\0';
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", bad_one, 1, error, sizeof error) == -1);
+    CHECK(strstr(error, "bound must be > 0") != NULL);
+    const char *unknown_key[] = {"class=G", "colour=red", NULL};
+    const char *const *unknown_one[] = {unknown_key};
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", unknown_one, 1, error, sizeof error) == -1);
+    CHECK(strstr(error, "unknown key") != NULL);
+    const char *injected[] = {"class=G\n[MPI_Bcast]", NULL};
+    const char *const *injected_one[] = {injected};
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", injected_one, 1, error, sizeof error) == -1);
+    CHECK(sg_bounds_replace(path, "MPI_Nothing", NULL, 0, error, sizeof error) == -1);
+    CHECK(sg_bounds_replace(path, "platform", one, 2, error, sizeof error) == -1);
+    char *after = read_text(path);
+    CHECK(before && after && strcmp(before, after) == 0);
+    free(after);
+
+    /* Replacing [platform] keeps the comments above and below it. */
+    const char *platform[] = {"mpi_library=MPICH Version:\t4.0.2", "hostname=n1",
+                              "measured=2026-11-21T21:00:00Z", "launcher=slurm", NULL};
+    const char *const *platform_one[] = {platform};
+    CHECK(sg_bounds_replace(path, "platform", platform_one, 1, error, sizeof error) == 0);
+    text = read_text(path);
+    const char *expected_head = "; ScaleGuard bounds, edited by hand\n"
+                                "#   keep this comment\n"
+                                "\n"
+                                "[platform]\n"
+                                "mpi_library = MPICH Version:\t4.0.2\n"
+                                "hostname = n1\n"
+                                "measured = 2026-11-21T21:00:00Z\n"
+                                "launcher = slurm\n"
+                                "\n"
+                                "; gather: measured twice\n"
+                                "[MPI_Gather]\n";
+    CHECK(text && strncmp(text, expected_head, strlen(expected_head)) == 0);
+    /* Everything after [platform] as it was. */
+    const char *rest_before = before ? strstr(before, "\n; gather") : NULL;
+    const char *rest_after = text ? strstr(text, "\n; gather") : NULL;
+    CHECK(rest_before && rest_after && strcmp(rest_before, rest_after) == 0);
+    free(text);
+    free(before);
+
+    /* Removing sections; adding a routine goes at the end after one blank line. */
+    CHECK(sg_bounds_replace(path, "MPI_Gather", NULL, 0, error, sizeof error) == 0);
+    const char *x[] = {"class=X", "bound=9", "type_size=4", "procs=8", NULL};
+    const char *const *x_one[] = {x};
+    CHECK(sg_bounds_replace(path, "MPI_Ialltoall", x_one, 1, error, sizeof error) == 0);
+    text = read_text(path);
+    CHECK(text && strstr(text, "[MPI_Gather]") == NULL);
+    CHECK(text && strstr(text, "; gather: measured twice\n[MPI_Scatter]") == NULL);
+    CHECK(text && strstr(text, "bound = 5\n; the end\n\n[MPI_Ialltoall]\nclass = X\nbound = 9\n"
+                               "type_size = 4\nprocs = 8\n") != NULL);
+    free(text);
+
+    struct sg_bounds b;
+    CHECK(sg_bounds_load(path, &b, NULL, NULL, error, sizeof error) == 0);
+    CHECK_U64(b.count, 3);
+    sg_bounds_free(&b);
+    unlink(path);
+
+    /* A missing file is created; a file that does not end in a newline gets one. */
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", one, 1, error, sizeof error) == 0);
+    text = read_text(path);
+    CHECK_STR(text, "[MPI_Scatter]\nclass = G\ntrigger = snP\nbound = 2100000000\n"
+                    "failure = crash\n");
+    free(text);
+    write_text(path, "[platform]\nlauncher = local");
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", one, 1, error, sizeof error) == 0);
+    text = read_text(path);
+    CHECK_STR(text, "[platform]\nlauncher = local\n\n[MPI_Scatter]\nclass = G\ntrigger = snP\n"
+                    "bound = 2100000000\nfailure = crash\n");
+    free(text);
+
+    /* A BOM before the replaced first section stays. */
+    write_text(path, "\xEF\xBB\xBF[MPI_Scatter]\nclass = G\ntrigger = n\nbound = 1\n\n[MPI_Bcast]\n"
+                     "class = G\ntrigger = n\nbound = 1\n");
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", one, 1, error, sizeof error) == 0);
+    text = read_text(path);
+    CHECK_STR(text, "\xEF\xBB\xBF[MPI_Scatter]\nclass = G\ntrigger = snP\nbound = 2100000000\n"
+                    "failure = crash\n\n[MPI_Bcast]\nclass = G\ntrigger = n\nbound = 1\n");
+    free(text);
+
+    /* An invalid file elsewhere is not written over either. */
+    write_text(path, "[MPI_Bcast]\nclass = Q\n");
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", one, 1, error, sizeof error) == -1);
+    CHECK(strstr(error, "unknown class") != NULL);
+    text = read_text(path);
+    CHECK_STR(text, "[MPI_Bcast]\nclass = Q\n");
+    free(text);
+    unlink(path);
+}
+
+int main(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(temporary_dir, sizeof temporary_dir, "%s/sg-bounds-XXXXXX",
+             base && *base ? base : "/tmp");
+    if (!mkdtemp(temporary_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_example();
+    test_platform_files();
+    test_accepted_forms();
+    test_rejected();
+    test_warnings();
+    test_round_trip();
+    test_merge();
+    /* Empty again: no temporary files were left behind. */
+    CHECK(rmdir(temporary_dir) == 0);
+    return check_exit();
+}
