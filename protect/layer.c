@@ -1,0 +1,134 @@
+/* Configuration, logging and statistics of libscaleguard.so. Nothing here
+ * may abort the application: a bad configuration is reported once and the
+ * layer goes on with Class D protection only. */
+#include "layer.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct sg_layer layer;
+static pthread_once_t layer_once = PTHREAD_ONCE_INIT;
+
+static int world_rank(void)
+{
+    int initialized = 0, finalized = 0, rank = 0;
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+static void warn_on_rank0(void *context, const char *message)
+{
+    (void)context;
+    if (world_rank() == 0)
+        sg_log(SG_LOG_WARN, NULL, "%s", message);
+}
+
+static void load_layer(void)
+{
+    const char *level = getenv("SCALEGUARD_LOG");
+    layer.log_level = SG_LOG_WARN;
+    if (level && *level) {
+        static const char *const names[] = {"quiet", "warn", "info", "debug"};
+        int known = 0;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(level, names[i]) == 0) {
+                layer.log_level = (enum sg_log_level)i;
+                known = 1;
+            }
+        if (!known && world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_LOG=%s is not quiet|warn|info|debug; using warn",
+                   level);
+    }
+
+    const char *path = getenv("SCALEGUARD_CONFIG");
+    if (path == NULL || *path == '\0') {
+        if (world_rank() == 0)
+            sg_log(SG_LOG_INFO, NULL, "no SCALEGUARD_CONFIG: Class D protection only");
+        return;
+    }
+    char error[512];
+    if (sg_bounds_load(path, &layer.bounds, warn_on_rank0, NULL, error, sizeof error) != 0) {
+        if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL, "%s; going on with Class D protection only", error);
+        return;
+    }
+    /* One array of pointers, grouped by routine, each group in file order. */
+    layer.index = calloc(layer.bounds.count ? layer.bounds.count : 1, sizeof *layer.index);
+    if (layer.index == NULL) {
+        sg_bounds_free(&layer.bounds);
+        sg_log(SG_LOG_WARN, NULL, "out of memory loading %s; Class D protection only", path);
+        return;
+    }
+    const struct sg_bound_entry **next = layer.index;
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+        layer.rules[r].entries = next;
+        for (size_t i = 0; i < layer.bounds.count; i++)
+            if (layer.bounds.entries[i].routine == (enum sg_routine)r)
+                *next++ = &layer.bounds.entries[i];
+        layer.rules[r].count = (size_t)(next - layer.rules[r].entries);
+    }
+    if (world_rank() == 0)
+        sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer.bounds.count, path);
+}
+
+const struct sg_layer *sg_layer(void)
+{
+    pthread_once(&layer_once, load_layer);
+    return &layer;
+}
+
+void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
+{
+    if (level > layer.log_level)
+        return;
+    if (once && atomic_flag_test_and_set(once))
+        return;
+    char line[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    fprintf(stderr, "scaleguard: %s\n", line);
+}
+
+/* ---- Statistics --------------------------------------------------------- */
+
+static atomic_ulong calls[SG_ROUTINE_COUNT];
+static atomic_ulong triggers[SG_ROUTINE_COUNT][3]; /* by class D, G, X */
+static atomic_ulong outcomes[SG_ROUTINE_COUNT][SG_OUTCOME_COUNT];
+
+void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outcome)
+{
+    atomic_fetch_add_explicit(&calls[routine], 1, memory_order_relaxed);
+    if (triggered_class >= 0)
+        atomic_fetch_add_explicit(&triggers[routine][triggered_class], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&outcomes[routine][outcome], 1, memory_order_relaxed);
+}
+
+int MPI_Finalize(void)
+{
+    if (sg_layer()->log_level >= SG_LOG_INFO && world_rank() == 0) {
+        int header = 0;
+        for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+            unsigned long n = atomic_load(&calls[r]);
+            if (n == 0)
+                continue;
+            if (!header++)
+                sg_log(SG_LOG_INFO, NULL,
+                       "summary (rank 0): routine calls triggers(D/G/X) plain/W1-B/W2/left-alone");
+            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %lu/%lu/%lu/%lu", sg_routines[r].name,
+                   n, atomic_load(&triggers[r][0]), atomic_load(&triggers[r][1]),
+                   atomic_load(&triggers[r][2]), atomic_load(&outcomes[r][SG_OUTCOME_PLAIN]),
+                   atomic_load(&outcomes[r][SG_OUTCOME_W1B]),
+                   atomic_load(&outcomes[r][SG_OUTCOME_W2]),
+                   atomic_load(&outcomes[r][SG_OUTCOME_LEFT_ALONE]));
+        }
+    }
+    return PMPI_Finalize();
+}

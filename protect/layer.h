@@ -1,0 +1,44 @@
+/* libscaleguard.so internals: configuration, logging and statistics. */
+#ifndef SCALEGUARD_LAYER_H
+#define SCALEGUARD_LAYER_H
+
+#include <stdatomic.h>
+
+#include "bounds.h"
+#include "collective.h"
+
+enum sg_log_level { SG_LOG_QUIET, SG_LOG_WARN, SG_LOG_INFO, SG_LOG_DEBUG };
+
+/* The bound entries of one routine, from SCALEGUARD_CONFIG. */
+struct sg_rules {
+    const struct sg_bound_entry *const *entries;
+    size_t count;
+};
+
+struct sg_layer {
+    enum sg_log_level log_level;
+    struct sg_bounds bounds;                 /* owns the entries */
+    const struct sg_bound_entry **index;     /* entries grouped by routine */
+    struct sg_rules rules[SG_ROUTINE_COUNT]; /* views into `index` */
+};
+
+/* The configuration, loaded on the first intercepted call (thread-safe). */
+const struct sg_layer *sg_layer(void);
+
+/* printf-like, prefixed "scaleguard: ", to stderr, if level is enabled.
+ * `once` non-NULL: print only the first time that flag is seen. */
+void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* How a call was handled, for the MPI_Finalize summary. */
+enum sg_outcome {
+    SG_OUTCOME_PLAIN,       /* no trigger */
+    SG_OUTCOME_W1B,
+    SG_OUTCOME_W2,
+    SG_OUTCOME_LEFT_ALONE,  /* triggered, but no workaround could guarantee the result */
+    SG_OUTCOME_COUNT
+};
+
+void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outcome);
+
+#endif

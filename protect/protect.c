@@ -1,0 +1,328 @@
+/* libscaleguard.so: the 26 MPI_* collectives, each checked by the detectors
+ * and, when a trigger is reached, replaced by a workaround.
+ *
+ * Every rank must take the same path. Regular routines and Allgatherv see
+ * everything they need locally. Where only the root sees the counts
+ * (Gatherv, Scatterv) or each rank sees only its own row (Alltoallv), the
+ * cheapest agreement is used:
+ *  - W2 changes only the datatypes of one rank's own side, and MPI matches
+ *    type signatures, not types: a root may receive counts[i]/k elements of
+ *    a k-element type where the sender sends counts[i]. So Class D (which
+ *    the root detects alone) is fixed by the root alone, with no message.
+ *  - W1-B changes every rank's messages, so the ranks must agree on rounds.
+ *    That costs one tiny collective (a Bcast of the root's plan, or an
+ *    Allreduce of every rank's need) and is paid only for routines that
+ *    have a bound in the configuration. Routines without one, the common
+ *    case, never send anything extra. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "layer.h"
+#include "workarounds.h"
+
+static int sg_protect(struct sg_call *c);
+#define SG_WRAPPER_HANDLER sg_protect
+SG_COLLECTIVES(SG_DEFINE_WRAPPER)
+
+enum sg_who_knows { SG_ALL_KNOW, SG_ROOT_KNOWS, SG_EACH_KNOWS_OWN_ROW };
+
+static enum sg_who_knows who_knows(enum sg_routine r)
+{
+    switch (r) {
+    case SG_MPI_Gatherv: case SG_MPI_Igatherv: case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
+        return SG_ROOT_KNOWS;
+    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
+        return SG_EACH_KNOWS_OWN_ROW;
+    default:
+        return SG_ALL_KNOW;
+    }
+}
+
+/* A request that is already complete, for non-blocking calls that a
+ * workaround finished inside the call: it works with every Wait and Test. */
+static int complete_query(void *state, MPI_Status *status)
+{
+    (void)state;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+static int complete_free(void *state) { (void)state; return MPI_SUCCESS; }
+static int complete_cancel(void *state, int complete) { (void)state; (void)complete; return MPI_SUCCESS; }
+
+static int completed_request(MPI_Request *request)
+{
+    int err = PMPI_Grequest_start(complete_query, complete_free, complete_cancel, NULL, request);
+    return err == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : err;
+}
+
+/* ---- Class D ------------------------------------------------------------ */
+
+struct displs_view {
+    const int *counts, *displs;
+    int64_t *intended; /* allocated only when the layer needs them */
+    int corrupted;
+};
+
+/* Check one displacement array this rank sees. Returns -1 when it is
+ * corrupted beyond recovery (the call must then be left alone). */
+static int check_displs(struct displs_view *v, int procs, const char *routine)
+{
+    if (v->displs == NULL || !sg_displs_suspicious(v->counts, v->displs, (size_t)procs))
+        return 0;
+    v->intended = malloc((size_t)procs * sizeof *v->intended);
+    if (v->intended == NULL)
+        return -1;
+    struct sg_displs_report r =
+        sg_displs_recover(v->counts, v->displs, (size_t)procs, v->intended);
+    if (r.status == SG_DISPLS_UNRECOVERABLE) {
+        sg_log(SG_LOG_WARN, NULL,
+               "%s: displacement %zu looks corrupted but %s; the call is left as it is", routine,
+               r.index, r.reason);
+        return -1;
+    }
+    v->corrupted = r.status == SG_DISPLS_RECOVERED;
+    return 0;
+}
+
+/* The intended displacements of a side, widened when they were intact. */
+static const int64_t *widened(struct displs_view *v, int procs)
+{
+    if (v->displs == NULL)
+        return NULL;
+    if (v->intended == NULL) {
+        v->intended = malloc((size_t)procs * sizeof *v->intended);
+        if (v->intended == NULL)
+            return NULL;
+        for (int i = 0; i < procs; i++)
+            v->intended[i] = v->displs[i];
+    }
+    return v->intended;
+}
+
+/* ---- Class G and X ------------------------------------------------------ */
+
+struct verdict {
+    int cls;                       /* triggered class, or -1 */
+    const struct sg_bound_entry *entry; /* the entry that triggered (NULL for D) */
+    uint64_t max_count;            /* the largest n every entry allows */
+    int w2_valid_trigger;          /* the trigger does not depend on s */
+};
+
+static atomic_flag x_off_point_once = ATOMIC_FLAG_INIT;
+
+static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const char *routine,
+                  struct verdict *v)
+{
+    *v = (struct verdict){.cls = -1, .max_count = UINT64_MAX, .w2_valid_trigger = 1};
+    for (size_t i = 0; i < rules->count; i++) {
+        const struct sg_bound_entry *e = rules->entries[i];
+        uint64_t allowed;
+        int exact = 1;
+        if (e->cls == SG_CLASS_G)
+            allowed = sg_trigger_max_count(e->trigger, sh->s, sh->procs, e->bound);
+        else if (e->cls == SG_CLASS_X)
+            allowed = sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s, sh->procs,
+                                           &exact);
+        else
+            continue;
+        if (allowed < v->max_count)
+            v->max_count = allowed;
+        if (sh->n > allowed && v->cls < 0) {
+            v->cls = e->cls;
+            v->entry = e;
+            v->w2_valid_trigger =
+                e->cls == SG_CLASS_G && !sg_trigger_depends_on_type_size(e->trigger);
+            if (!exact)
+                sg_log(SG_LOG_WARN, &x_off_point_once,
+                       "%s: Class X bound measured at s=%" PRIu64 " P=%" PRIu64
+                       " applied at s=%" PRIu64 " P=%" PRIu64 " as %" PRIu64
+                       " (the most restrictive form)",
+                       routine, e->type_size, e->procs, sh->s, sh->procs, allowed);
+        }
+    }
+}
+
+/* ---- The plan ----------------------------------------------------------- */
+
+enum plan_kind { PLAN_PLAIN, PLAN_W1B, PLAN_W2, PLAN_LEFT_ALONE };
+
+struct plan {
+    int64_t kind, chunk, rounds;
+};
+
+static atomic_flag unavailable_once[SG_ROUTINE_COUNT];
+static atomic_flag inter_once = ATOMIC_FLAG_INIT;
+
+static enum sg_workaround preferred(const struct sg_rules *rules, const struct verdict *v)
+{
+    if (v->entry)
+        return v->entry->workaround;
+    for (size_t i = 0; i < rules->count; i++) /* a D entry may name the workaround for D */
+        if (rules->entries[i]->cls == SG_CLASS_D)
+            return rules->entries[i]->workaround;
+    return SG_WORKAROUND_AUTO;
+}
+
+static int64_t chunk_of(const struct verdict *v, const struct sg_described *d)
+{
+    uint64_t chunk = v->max_count / (uint64_t)d->per_block_factor;
+    return chunk > INT_MAX ? INT_MAX : (int64_t)chunk;
+}
+
+/* `agreed`: the ranks can agree on rounds (all see the same, or a bound is
+ * configured so that they talk); without it only local W2 may run. */
+static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
+                          const struct verdict *v, const struct sg_described *d, int agreed)
+{
+    const char *routine = sg_routines[c->routine].name;
+    int64_t chunk = chunk_of(v, d);
+    int w2 = v->w2_valid_trigger && sg_w2_applies(c, d, v->max_count);
+    int w1b = agreed && chunk > 0 && sg_w1b_applies(d);
+    struct plan p = {PLAN_LEFT_ALONE, chunk, 0};
+
+    enum sg_workaround want = preferred(rules, v);
+    if (want == SG_WORKAROUND_NONE)
+        return (struct plan){PLAN_PLAIN, 0, 0};
+    if (want == SG_WORKAROUND_W1A || want == SG_WORKAROUND_W3) {
+        sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
+               "%s: workaround %s is not available in this version; using auto", routine,
+               sg_workaround_name(want));
+        want = SG_WORKAROUND_AUTO;
+    } else if ((want == SG_WORKAROUND_W2 && !w2) || (want == SG_WORKAROUND_W1B && !w1b)) {
+        sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
+               "%s: workaround %s cannot apply to this call; using auto", routine,
+               sg_workaround_name(want));
+        want = SG_WORKAROUND_AUTO;
+    }
+    if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
+        p.kind = PLAN_W2;
+    else if (w1b)
+        p.kind = PLAN_W1B;
+    if (p.kind == PLAN_W1B)
+        p.rounds = (int64_t)sg_w1b_rounds(d, (uint64_t)chunk);
+    return p;
+}
+
+/* ---- The handler -------------------------------------------------------- */
+
+static int sg_protect(struct sg_call *c)
+{
+    const struct sg_layer *layer = sg_layer();
+    const struct sg_rules *rules = &layer->rules[c->routine];
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    if (rules->count == 0 && !info->irregular) {
+        if (layer->log_level >= SG_LOG_INFO)
+            sg_count(c->routine, -1, SG_OUTCOME_PLAIN);
+        return sg_call_invoke(&sg_pmpi, c); /* nothing can trigger: straight through */
+    }
+
+    int inter = 0;
+    if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
+        sg_log(SG_LOG_INFO, &inter_once, "intercommunicators pass through unprotected");
+        return sg_call_invoke(&sg_pmpi, c);
+    }
+    struct sg_shape sh;
+    if (sg_call_shape(c, &sh) != MPI_SUCCESS)
+        return sg_call_invoke(&sg_pmpi, c); /* let MPI report the bad argument */
+    int procs = (int)sh.procs;
+
+    /* Class D, on the arrays this rank holds. */
+    struct displs_view recv_view = {0}, send_view = {0};
+    recv_view.displs = sg_call_displs(c, &recv_view.counts);
+    if (c->routine == SG_MPI_Alltoallv || c->routine == SG_MPI_Ialltoallv) {
+        if (c->sendbuf != MPI_IN_PLACE)
+            send_view.displs = sg_call_send_displs(c, &send_view.counts);
+    } else if (c->routine == SG_MPI_Scatterv || c->routine == SG_MPI_Iscatterv) {
+        send_view = recv_view; /* the root's send side */
+        recv_view = (struct displs_view){0};
+    }
+    if (who_knows(c->routine) == SG_ROOT_KNOWS && !sh.is_root)
+        send_view.displs = recv_view.displs = NULL; /* insignificant off the root */
+
+    int err = MPI_SUCCESS;
+    struct plan plan = {PLAN_PLAIN, 0, 0};
+    struct verdict v;
+    judge(rules, &sh, info->name, &v);
+    if (check_displs(&recv_view, procs, info->name) != 0 ||
+        check_displs(&send_view, procs, info->name) != 0)
+        plan.kind = PLAN_LEFT_ALONE;
+    else if (recv_view.corrupted || send_view.corrupted) {
+        if (v.cls < 0)
+            v.cls = SG_CLASS_D;
+    }
+
+    struct sg_described d;
+    int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
+    int talks = rules->count > 0 && who_knows(c->routine) != SG_ALL_KNOW;
+    if (triggered_here || talks)
+        sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
+                    &d);
+    if (triggered_here)
+        plan = choose(c, rules, &v, &d, talks || who_knows(c->routine) == SG_ALL_KNOW);
+
+    /* Agreement, only where a bound is configured (see the top of the file). */
+    if (talks && who_knows(c->routine) == SG_ROOT_KNOWS) {
+        err = PMPI_Bcast(&plan, 3, MPI_INT64_T, c->root, c->comm);
+    } else if (talks) {
+        /* Any rank's need for W1-B makes every rank cut, unless some rank
+         * cannot cut its layout; the largest block anywhere sets the rounds.
+         * Every rank derives the same chunk from the same bounds. */
+        int64_t chunk = chunk_of(&v, &d);
+        int64_t mine[3] = {plan.kind == PLAN_W1B, (int64_t)sg_w1b_rounds(&d, (uint64_t)chunk),
+                           chunk == 0 || !sg_w1b_applies(&d)};
+        int64_t all[3];
+        err = PMPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, c->comm);
+        if (err == MPI_SUCCESS && all[0])
+            plan = all[2] ? (struct plan){PLAN_LEFT_ALONE, 0, 0}
+                          : (struct plan){PLAN_W1B, chunk, all[1]};
+    }
+
+    enum sg_outcome outcome = SG_OUTCOME_PLAIN;
+    if (err == MPI_SUCCESS) {
+        switch (plan.kind) {
+        case PLAN_W1B:
+            err = sg_w1b(&sg_pmpi, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds);
+            outcome = SG_OUTCOME_W1B;
+            break;
+        case PLAN_W2: /* local: the root's plan needs nothing from the others */
+            err = triggered_here ? sg_w2(&sg_pmpi, c, &d, v.max_count)
+                                 : sg_call_invoke(&sg_pmpi, c);
+            outcome = SG_OUTCOME_W2;
+            break;
+        case PLAN_LEFT_ALONE:
+            if (v.cls >= 0)
+                sg_log(SG_LOG_WARN, NULL,
+                       "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
+                       ", P=%d); the call is left as it is",
+                       info->name, sh.n, sh.s, procs);
+            outcome = SG_OUTCOME_LEFT_ALONE;
+            err = sg_call_invoke(&sg_pmpi, c);
+            break;
+        default:
+            err = sg_call_invoke(&sg_pmpi, c);
+            break;
+        }
+        if (err == -1) { /* the engine refused before communicating */
+            sg_log(SG_LOG_WARN, NULL, "%s: the workaround cannot cut this layout; left as it is",
+                   info->name);
+            outcome = SG_OUTCOME_LEFT_ALONE;
+            err = sg_call_invoke(&sg_pmpi, c);
+        } else if (err == MPI_SUCCESS && outcome != SG_OUTCOME_PLAIN &&
+                   outcome != SG_OUTCOME_LEFT_ALONE && c->request) {
+            err = completed_request(c->request);
+        }
+    }
+    if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
+        layer->log_level >= SG_LOG_INFO && (sh.is_root && (c->root >= 0 || sh.rank == 0)))
+        sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
+               info->name, v.cls >= 0 ? sg_class_name((enum sg_class)v.cls) : "-", sh.n, sh.s,
+               procs, outcome == SG_OUTCOME_W1B ? "W1-B" : "W2");
+    sg_count(c->routine, v.cls, outcome);
+    free(recv_view.intended);
+    free(send_view.intended);
+    return err;
+}

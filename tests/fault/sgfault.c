@@ -1,0 +1,438 @@
+/* libsgfault.so: a test preload that makes chosen MPI collectives fail the
+ * way a real scaling bug does once a trigger is exceeded (README.md here).
+ *
+ * It defines both MPI_* and PMPI_* for the 26 collectives, so the sub-calls a
+ * PMPI layer above it (libscaleguard.so) issues are checked as well, and
+ * forwards to the next definition in lookup order (the MPI library). */
+#include "collective.h"
+#include "detectors.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum fault_kind { FAULT_CRASH, FAULT_HANG, FAULT_MPI_ERROR, FAULT_WRONG_DATA, FAULT_OOM };
+static const char *const kind_names[] = {"crash", "hang", "mpi-error", "wrong-data", "oom"};
+
+/* What decides at an (s, P) that SCALEGUARD_FAULT_X does not list. */
+enum fault_fallback { FALLBACK_NONE, FALLBACK_G, FALLBACK_DISPLS };
+
+enum fault_verdict { VERDICT_SKIP, VERDICT_PASS, VERDICT_FAULT };
+
+#define FAULT_MAX_X_POINTS 64
+
+struct fault_x_point {
+    uint64_t s, procs, n;
+};
+
+struct fault_config {
+    struct sg_entry_points next; /* the real collectives */
+    unsigned char faulty[SG_ROUTINE_COUNT];
+    enum fault_fallback fallback;
+    enum sg_trigger trigger;
+    uint64_t bound;
+    struct fault_x_point x[FAULT_MAX_X_POINTS];
+    size_t x_count;
+    enum fault_kind kind;
+    int log;
+    atomic_uint_least64_t calls, checked, faults;
+};
+
+static struct fault_config config;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+/* ---- Configuration ------------------------------------------------------ */
+
+static _Noreturn void bad_config(const char *variable, const char *value, const char *problem)
+{
+    fprintf(stderr, "sgfault: bad %s=\"%s\": %s\n", variable, value, problem);
+    exit(2);
+}
+
+/* An unsigned decimal of `length` characters, no sign, no blanks. */
+static int parse_u64(const char *text, size_t length, uint64_t *out)
+{
+    uint64_t value = 0;
+    if (length == 0)
+        return -1;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] < '0' || text[i] > '9' || value > (UINT64_MAX - 9) / 10)
+            return -1;
+        value = value * 10 + (uint64_t)(text[i] - '0');
+    }
+    *out = value;
+    return 0;
+}
+
+static void parse_routines(const char *text)
+{
+    const char *variable = "SCALEGUARD_FAULT_ROUTINES";
+    for (const char *token = text;; token++) {
+        size_t length = strcspn(token, ",");
+        char name[64];
+        int routine = -1;
+        if (length < sizeof name) {
+            memcpy(name, token, length);
+            name[length] = '\0';
+            routine = sg_routine_by_name(name);
+        }
+        if (routine < 0)
+            bad_config(variable, text,
+                       "expected a comma list of collectives such as MPI_Scatter,MPI_Iscatter");
+        config.faulty[routine] = 1;
+        token += length;
+        if (*token == '\0')
+            break;
+    }
+}
+
+static void parse_x_points(const char *text)
+{
+    const char *variable = "SCALEGUARD_FAULT_X";
+    const char *expected = "expected a comma list of s:P:n points (unsigned decimals, s and P > 0)";
+    for (const char *token = text;; token++) {
+        size_t length = strcspn(token, ",");
+        uint64_t field[3];
+        const char *start = token;
+        for (int i = 0; i < 3; i++) {
+            size_t part = strcspn(start, i < 2 ? ":," : ",");
+            if (start + part > token + length || parse_u64(start, part, &field[i]) != 0 ||
+                (i < 2 && start[part] != ':'))
+                bad_config(variable, text, expected);
+            start += part + 1;
+        }
+        if (field[0] == 0 || field[1] == 0)
+            bad_config(variable, text, expected);
+        if (config.x_count == FAULT_MAX_X_POINTS)
+            bad_config(variable, text, "more than 64 points");
+        config.x[config.x_count++] = (struct fault_x_point){field[0], field[1], field[2]};
+        token += length;
+        if (*token == '\0')
+            break;
+    }
+}
+
+static void print_summary(void)
+{
+    fprintf(stderr, "sgfault: %" PRIuLEAST64 " calls, %" PRIuLEAST64 " checked, %" PRIuLEAST64
+                    " faults\n",
+            atomic_load(&config.calls), atomic_load(&config.checked),
+            atomic_load(&config.faults));
+}
+
+static void config_load(void)
+{
+    const char *missing = NULL;
+    if (sg_entry_points_next(&config.next, &missing) != 0) {
+        fprintf(stderr, "sgfault: %s is not defined after libsgfault.so (is MPI linked?)\n",
+                missing);
+        exit(2);
+    }
+
+    const char *log = getenv("SCALEGUARD_FAULT_LOG");
+    if (log != NULL && strcmp(log, "") != 0 && strcmp(log, "0") != 0) {
+        if (strcmp(log, "1") != 0)
+            bad_config("SCALEGUARD_FAULT_LOG", log, "expected 1 or 0");
+        config.log = 1;
+        atexit(print_summary);
+    }
+
+    const char *routines = getenv("SCALEGUARD_FAULT_ROUTINES");
+    if (routines == NULL || routines[0] == '\0')
+        return; /* pure pass-through */
+    parse_routines(routines);
+
+    const char *kind = getenv("SCALEGUARD_FAULT_KIND");
+    config.kind = FAULT_CRASH;
+    if (kind != NULL) {
+        size_t k = 0;
+        while (k < sizeof kind_names / sizeof *kind_names && strcmp(kind, kind_names[k]) != 0)
+            k++;
+        if (k == sizeof kind_names / sizeof *kind_names)
+            bad_config("SCALEGUARD_FAULT_KIND", kind,
+                       "expected crash, hang, mpi-error, wrong-data or oom");
+        config.kind = (enum fault_kind)k;
+    }
+
+    const char *x = getenv("SCALEGUARD_FAULT_X");
+    if (x != NULL)
+        parse_x_points(x);
+
+    const char *trigger = getenv("SCALEGUARD_FAULT_TRIGGER");
+    if (trigger == NULL) {
+        if (config.x_count == 0)
+            bad_config("SCALEGUARD_FAULT_TRIGGER", "",
+                       "required (snP, nP, sn, n or displs) unless SCALEGUARD_FAULT_X is set");
+        return;
+    }
+    if (strcmp(trigger, "displs") == 0) {
+        config.fallback = FALLBACK_DISPLS;
+        return;
+    }
+    if (sg_trigger_parse(trigger, &config.trigger) != 0)
+        bad_config("SCALEGUARD_FAULT_TRIGGER", trigger, "expected snP, nP, sn, n or displs");
+    const char *bound = getenv("SCALEGUARD_FAULT_BOUND");
+    if (bound == NULL || parse_u64(bound, strlen(bound), &config.bound) != 0)
+        bad_config("SCALEGUARD_FAULT_BOUND", bound ? bound : "",
+                   "expected an unsigned decimal (required with this trigger)");
+    config.fallback = FALLBACK_G;
+}
+
+/* ---- The decision -------------------------------------------------------- */
+
+/* Detector D on the displacement arrays this rank holds: 1 suspicious,
+ * 0 intact, -1 when the rank holds none (non-roots of Gatherv/Scatterv). */
+static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape *shape)
+{
+    const int *counts, *displs;
+    size_t procs = (size_t)shape->procs;
+    switch (c->routine) {
+    case SG_MPI_Gatherv: case SG_MPI_Igatherv:
+    case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
+        if (!shape->is_root)
+            return -1;
+        displs = sg_call_displs(c, &counts);
+        return sg_displs_suspicious(counts, displs, procs);
+    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv:
+        displs = sg_call_displs(c, &counts);
+        return sg_displs_suspicious(counts, displs, procs);
+    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
+        displs = sg_call_displs(c, &counts);
+        if (sg_displs_suspicious(counts, displs, procs))
+            return 1;
+        if (c->sendbuf == MPI_IN_PLACE) /* the send side is not significant */
+            return 0;
+        displs = sg_call_send_displs(c, &counts);
+        return sg_displs_suspicious(counts, displs, procs);
+    default:
+        return -1;
+    }
+}
+
+static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *shape, char *why,
+                                size_t size)
+{
+    for (size_t i = 0; i < config.x_count; i++) {
+        const struct fault_x_point *point = &config.x[i];
+        if (point->s != shape->s || point->procs != shape->procs)
+            continue;
+        if (!shape->complete)
+            return VERDICT_SKIP;
+        int exceeds = shape->n > point->n;
+        snprintf(why, size, "%s X bound %" PRIu64, exceeds ? "exceeds" : "within", point->n);
+        return exceeds ? VERDICT_FAULT : VERDICT_PASS;
+    }
+    switch (config.fallback) {
+    case FALLBACK_DISPLS: {
+        int suspicious = displs_suspicious_here(c, shape);
+        if (suspicious < 0)
+            return VERDICT_SKIP;
+        snprintf(why, size, "has %s displs", suspicious ? "suspicious" : "intact");
+        return suspicious ? VERDICT_FAULT : VERDICT_PASS;
+    }
+    case FALLBACK_G: {
+        if (!shape->complete)
+            return VERDICT_SKIP;
+        int exceeds = sg_trigger_exceeds(config.trigger, shape->s, shape->n, shape->procs,
+                                         config.bound);
+        snprintf(why, size, "%s %s bound %" PRIu64, exceeds ? "exceeds" : "within",
+                 sg_trigger_name(config.trigger), config.bound);
+        return exceeds ? VERDICT_FAULT : VERDICT_PASS;
+    }
+    case FALLBACK_NONE: break;
+    }
+    return VERDICT_SKIP;
+}
+
+/* ---- The faults ---------------------------------------------------------- */
+
+/* The real call, completed: non-blocking forms are waited on and hand back
+ * MPI_REQUEST_NULL, so a fault can follow once the data has arrived. */
+static int invoke_to_completion(const struct sg_call *c)
+{
+    int err = sg_call_invoke(&config.next, c);
+    if (err != MPI_SUCCESS || c->request == NULL)
+        return err;
+    err = PMPI_Wait(c->request, MPI_STATUS_IGNORE);
+    *c->request = MPI_REQUEST_NULL;
+    return err;
+}
+
+/* MPI_ERR_OTHER as the MPI library would raise it: through the
+ * communicator's error handler unless that is MPI_ERRORS_RETURN. */
+static int raise_mpi_error(MPI_Comm comm)
+{
+    MPI_Errhandler handler;
+    if (PMPI_Comm_get_errhandler(comm, &handler) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    int returns = handler == MPI_ERRORS_RETURN;
+    PMPI_Errhandler_free(&handler);
+    if (returns)
+        return MPI_ERR_OTHER;
+    int err = PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+    return err != MPI_SUCCESS ? err : MPI_ERR_OTHER;
+}
+
+/* Index (in elements of the receive type) of the first block this rank
+ * received from another rank, or -1. `counts`/`displs` NULL: regular blocks
+ * of `count` elements. `own` is skipped (in-place data was not received). */
+static MPI_Aint first_block(int count, const int *counts, const int *displs, int procs, int own)
+{
+    for (int i = 0; i < procs; i++) {
+        int n = counts ? counts[i] : count;
+        if (n > 0 && i != own)
+            return displs ? (MPI_Aint)displs[i] : (MPI_Aint)i * count;
+    }
+    return -1;
+}
+
+/* Flip the first byte of the data this rank received (nothing if none). */
+static void corrupt_received(const struct sg_call *c)
+{
+    int procs, rank;
+    if (PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS ||
+        PMPI_Comm_rank(c->comm, &rank) != MPI_SUCCESS)
+        return;
+    int is_root = c->root == rank;
+    int own = c->sendbuf == MPI_IN_PLACE ? rank : -1;
+    MPI_Aint block = -1;
+    switch (c->routine) {
+    case SG_MPI_Bcast: case SG_MPI_Ibcast:
+        block = !is_root && c->recvcount > 0 ? 0 : -1;
+        break;
+    case SG_MPI_Scatter: case SG_MPI_Iscatter:
+    case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
+        block = c->recvcount > 0 && c->recvbuf != MPI_IN_PLACE ? 0 : -1;
+        break;
+    case SG_MPI_Gather: case SG_MPI_Igather:
+        block = is_root ? first_block(c->recvcount, NULL, NULL, procs, own) : -1;
+        break;
+    case SG_MPI_Gatherv: case SG_MPI_Igatherv:
+        block = is_root ? first_block(0, c->recvcounts, c->rdispls, procs, own) : -1;
+        break;
+    case SG_MPI_Allgather: case SG_MPI_Iallgather:
+    case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
+        block = first_block(c->recvcount, NULL, NULL, procs, own);
+        break;
+    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv:
+    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
+        block = first_block(0, c->recvcounts, c->rdispls, procs, own);
+        break;
+    case SG_MPI_Reduce: case SG_MPI_Ireduce:
+        block = is_root && c->recvcount > 0 ? 0 : -1;
+        break;
+    case SG_MPI_Allreduce: case SG_MPI_Iallreduce:
+    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
+        block = c->recvcount > 0 ? 0 : -1;
+        break;
+    case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
+        block = c->recvcounts[rank] > 0 ? 0 : -1;
+        break;
+    case SG_ROUTINE_COUNT: break;
+    }
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (block < 0 || PMPI_Type_get_extent(c->recvtype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(c->recvtype, &true_lb, &true_extent) != MPI_SUCCESS ||
+        true_extent <= 0)
+        return;
+    /* Integer arithmetic: the buffer may be MPI_BOTTOM. */
+    uintptr_t address = (uintptr_t)c->recvbuf + (uintptr_t)(block * extent + true_lb);
+    *(unsigned char *)address ^= 0xFF;
+}
+
+static _Noreturn void crash(void)
+{
+    raise(SIGSEGV);
+    /* A handler (the MPI's or the application's) returned: die the default way. */
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+    abort();
+}
+
+/* What a kernel OOM kill looks like: memory grows, then SIGKILL. */
+static _Noreturn void exhaust_memory(void)
+{
+    const size_t step = (size_t)64 << 20;
+    void *chain = NULL; /* keeps every block reachable */
+    for (;;) {
+        void **block = malloc(step);
+        if (block == NULL)
+            break;
+        volatile unsigned char *bytes = (volatile unsigned char *)block;
+        for (size_t i = 0; i < step; i += 4096)
+            bytes[i] = 1; /* commit every page */
+        *block = chain;
+        chain = block;
+    }
+    raise(SIGKILL);
+    abort();
+}
+
+static int inject(const struct sg_call *c)
+{
+    int err;
+    switch (config.kind) {
+    case FAULT_CRASH: crash();
+    case FAULT_HANG:
+        for (;;)
+            sleep(1);
+    case FAULT_MPI_ERROR:
+        /* The real call first, so that no peer is left waiting. */
+        err = invoke_to_completion(c);
+        return err != MPI_SUCCESS ? err : raise_mpi_error(c->comm);
+    case FAULT_WRONG_DATA:
+        err = invoke_to_completion(c);
+        if (err == MPI_SUCCESS)
+            corrupt_received(c);
+        return err;
+    case FAULT_OOM: exhaust_memory();
+    }
+    return MPI_ERR_INTERN;
+}
+
+static void report(const struct sg_call *c, const struct sg_shape *shape, const char *why,
+                   const char *outcome)
+{
+    char line[256];
+    snprintf(line, sizeof line, "sgfault: %s n=%" PRIu64 " s=%" PRIu64 " P=%" PRIu64 " %s: %s\n",
+             sg_routines[c->routine].name, shape->n, shape->s, shape->procs, why, outcome);
+    fputs(line, stderr); /* one write: lines of several ranks do not interleave */
+}
+
+static int fault_handle(const struct sg_call *c)
+{
+    pthread_once(&config_once, config_load);
+    atomic_fetch_add(&config.calls, 1);
+    if (!config.faulty[c->routine])
+        return sg_call_invoke(&config.next, c);
+
+    int inter;
+    struct sg_shape shape;
+    /* On an invalid communicator the real call reports the error. */
+    if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter ||
+        sg_call_shape(c, &shape) != MPI_SUCCESS)
+        return sg_call_invoke(&config.next, c);
+
+    char why[96];
+    enum fault_verdict verdict = judge(c, &shape, why, sizeof why);
+    if (verdict == VERDICT_SKIP)
+        return sg_call_invoke(&config.next, c);
+    atomic_fetch_add(&config.checked, 1);
+    if (verdict == VERDICT_PASS) {
+        if (config.log)
+            report(c, &shape, why, "pass");
+        return sg_call_invoke(&config.next, c);
+    }
+    atomic_fetch_add(&config.faults, 1);
+    report(c, &shape, why, kind_names[config.kind]);
+    return inject(c);
+}
+
+#define SG_WRAPPER_HANDLER fault_handle
+SG_COLLECTIVES(SG_DEFINE_WRAPPER)
+SG_COLLECTIVES(SG_DEFINE_PMPI_WRAPPER)

@@ -1,0 +1,515 @@
+/* W1-B and W2 over the side description of workarounds.h. */
+#include "workarounds.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_reduction(enum sg_routine r)
+{
+    switch (r) {
+    case SG_MPI_Reduce: case SG_MPI_Ireduce: case SG_MPI_Allreduce: case SG_MPI_Iallreduce:
+    case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
+    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int is_nonblocking(enum sg_routine r) { return sg_routines[r].name[4] == 'I'; }
+
+/* The blocking routine of the same family: families are listed in pairs. */
+static enum sg_routine family(enum sg_routine r) { return (enum sg_routine)(r & ~1); }
+
+static struct sg_side single(int count, MPI_Datatype type, int in_place)
+{
+    return (struct sg_side){.layout = SG_SIDE_SINGLE, .count = count, .type = type,
+                            .in_place = in_place};
+}
+
+static struct sg_side blocks(enum sg_layout layout, int count, const int *counts,
+                             const int64_t *displs, MPI_Datatype type)
+{
+    return (struct sg_side){.layout = layout, .count = count, .counts = counts, .displs = displs,
+                            .type = type};
+}
+
+static const struct sg_side none = {.layout = SG_SIDE_NONE};
+static const struct sg_side in_place_side = {.layout = SG_SIDE_NONE, .in_place = 1};
+
+void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
+                 const int64_t *recv_displs, struct sg_described *d)
+{
+    int root = c->root < 0 || c->root == rank;
+    int send_in_place = c->sendbuf == MPI_IN_PLACE;
+    int recv_in_place = c->recvbuf == MPI_IN_PLACE;
+    d->procs = procs;
+    d->per_block_factor = 1;
+    d->send = none;
+    d->recv = none;
+
+    switch (family(c->routine)) {
+    case SG_MPI_Bcast:
+        d->recv = single(c->recvcount, c->recvtype, 0);
+        break;
+    case SG_MPI_Reduce:
+        d->send = single(c->sendcount, c->sendtype, send_in_place);
+        if (root)
+            d->recv = single(c->sendcount, c->sendtype, 0);
+        break;
+    case SG_MPI_Allreduce:
+        d->send = single(c->sendcount, c->sendtype, send_in_place);
+        d->recv = single(c->sendcount, c->sendtype, 0);
+        break;
+    case SG_MPI_Reduce_scatter:
+        d->send = blocks(SG_SIDE_PACKED, 0, c->recvcounts, NULL, c->sendtype);
+        d->send.in_place = send_in_place;
+        d->recv = single(c->recvcounts[rank], c->sendtype, 0);
+        d->per_block_factor = procs;
+        break;
+    case SG_MPI_Reduce_scatter_block:
+        d->send = blocks(SG_SIDE_PACKED, c->recvcount, NULL, NULL, c->sendtype);
+        d->send.in_place = send_in_place;
+        d->recv = single(c->recvcount, c->sendtype, 0);
+        d->per_block_factor = procs;
+        break;
+    case SG_MPI_Scatter:
+        if (root)
+            d->send = blocks(SG_SIDE_REGULAR, c->sendcount, NULL, NULL, c->sendtype);
+        d->recv = root && recv_in_place ? in_place_side : single(c->recvcount, c->recvtype, 0);
+        break;
+    case SG_MPI_Gather:
+        d->send = root && send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
+        if (root)
+            d->recv = blocks(SG_SIDE_REGULAR, c->recvcount, NULL, NULL, c->recvtype);
+        break;
+    case SG_MPI_Allgather:
+        d->send = send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
+        d->recv = blocks(SG_SIDE_REGULAR, c->recvcount, NULL, NULL, c->recvtype);
+        break;
+    case SG_MPI_Alltoall:
+        d->send = send_in_place ? in_place_side
+                                : blocks(SG_SIDE_REGULAR, c->sendcount, NULL, NULL, c->sendtype);
+        d->recv = blocks(SG_SIDE_REGULAR, c->recvcount, NULL, NULL, c->recvtype);
+        break;
+    case SG_MPI_Scatterv:
+        if (root)
+            d->send = blocks(SG_SIDE_V, 0, c->sendcounts, send_displs, c->sendtype);
+        d->recv = root && recv_in_place ? in_place_side : single(c->recvcount, c->recvtype, 0);
+        break;
+    case SG_MPI_Gatherv:
+        d->send = root && send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
+        if (root)
+            d->recv = blocks(SG_SIDE_V, 0, c->recvcounts, recv_displs, c->recvtype);
+        break;
+    case SG_MPI_Allgatherv:
+        d->send = send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
+        d->recv = blocks(SG_SIDE_V, 0, c->recvcounts, recv_displs, c->recvtype);
+        break;
+    case SG_MPI_Alltoallv:
+        d->send = send_in_place ? in_place_side
+                                : blocks(SG_SIDE_V, 0, c->sendcounts, send_displs, c->sendtype);
+        d->recv = blocks(SG_SIDE_V, 0, c->recvcounts, recv_displs, c->recvtype);
+        break;
+    default:
+        break;
+    }
+}
+
+static int64_t block_count(const struct sg_side *side, int procs, int i)
+{
+    (void)procs;
+    return side->counts ? side->counts[i] : side->count;
+}
+
+static int64_t largest_block(const struct sg_side *side, int procs)
+{
+    switch (side->layout) {
+    case SG_SIDE_SINGLE:
+    case SG_SIDE_REGULAR:
+        return side->count;
+    case SG_SIDE_V:
+    case SG_SIDE_PACKED: {
+        int64_t largest = 0;
+        for (int i = 0; i < procs; i++)
+            if (block_count(side, procs, i) > largest)
+                largest = block_count(side, procs, i);
+        return largest;
+    }
+    case SG_SIDE_NONE:
+        break;
+    }
+    return 0;
+}
+
+uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk)
+{
+    int64_t send = largest_block(&d->send, d->procs), recv = largest_block(&d->recv, d->procs);
+    uint64_t largest = (uint64_t)(send > recv ? send : recv);
+    return chunk ? (largest + chunk - 1) / chunk : 0;
+}
+
+static int64_t clamp_chunk(int64_t count, int64_t offset, int64_t chunk)
+{
+    int64_t left = count - offset;
+    return left <= 0 ? 0 : left < chunk ? left : chunk;
+}
+
+static MPI_Aint extent_of(MPI_Datatype type)
+{
+    MPI_Aint lb, extent;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    return extent;
+}
+
+/* ---- Per-round state ---------------------------------------------------- */
+
+struct round_side {
+    const struct sg_side *side;
+    int *counts, *displs; /* V and PACKED: this round's arrays */
+    char *packed;         /* PACKED: this round's input, gathered from the blocks */
+    MPI_Datatype type;    /* REGULAR: this round's strided block type */
+};
+
+/* V sides are cut only if every piece keeps an int displacement. */
+static int v_side_fits(const struct sg_side *side, int procs)
+{
+    for (int i = 0; i < procs; i++)
+        if (side->counts[i] > 0 &&
+            (side->displs[i] < INT_MIN || side->displs[i] + side->counts[i] - 1 > INT_MAX))
+            return 0;
+    return 1;
+}
+
+static int packed_side_fits(const struct sg_side *side)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    PMPI_Type_get_extent(side->type, &lb, &extent);
+    PMPI_Type_get_true_extent(side->type, &true_lb, &true_extent);
+    /* elements that reach into their neighbours cannot be packed by range */
+    return true_lb >= 0 && true_lb + true_extent <= extent;
+}
+
+static int side_cuts(const struct sg_side *side, int procs)
+{
+    return side->layout == SG_SIDE_V ? v_side_fits(side, procs)
+         : side->layout == SG_SIDE_PACKED ? packed_side_fits(side) : 1;
+}
+
+int sg_w1b_applies(const struct sg_described *d)
+{
+    return side_cuts(&d->send, d->procs) && side_cuts(&d->recv, d->procs);
+}
+
+static int prepare(struct round_side *r, const struct sg_side *side, int procs, int64_t chunk)
+{
+    memset(r, 0, sizeof *r);
+    r->side = side;
+    r->type = MPI_DATATYPE_NULL;
+    if (!side_cuts(side, procs))
+        return -1;
+    if (side->layout == SG_SIDE_V || side->layout == SG_SIDE_PACKED) {
+        r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
+        if (r->counts == NULL)
+            return MPI_ERR_NO_MEM;
+        r->displs = r->counts + procs;
+    }
+    if (side->layout == SG_SIDE_PACKED) {
+        MPI_Aint extent = extent_of(side->type);
+        r->packed = malloc((size_t)procs * (size_t)chunk * (size_t)extent + 1);
+        if (r->packed == NULL)
+            return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+static void release(struct round_side *r)
+{
+    free(r->counts);
+    free(r->packed);
+    if (r->type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&r->type);
+}
+
+/* Set round `offset` of one side into `sub`: buffer, count, type, arrays. */
+static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *sub, int is_send,
+               int procs, int64_t offset, int64_t chunk)
+{
+    const struct sg_side *side = r->side;
+    const void *base = is_send ? c->sendbuf : c->recvbuf;
+    MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : extent_of(side->type);
+    const char *moved = NULL;
+    int count = 0;
+    MPI_Datatype type = side->type;
+
+    switch (side->layout) {
+    case SG_SIDE_NONE:
+        return MPI_SUCCESS;
+    case SG_SIDE_SINGLE:
+        count = (int)clamp_chunk(side->count, offset, chunk);
+        moved = count && !side->in_place ? (const char *)base + offset * extent : base;
+        break;
+    case SG_SIDE_REGULAR: {
+        count = (int)clamp_chunk(side->count, offset, chunk);
+        moved = count ? (const char *)base + offset * extent : base;
+        if (count) {
+            MPI_Datatype piece;
+            MPI_Aint lb;
+            PMPI_Type_get_extent(side->type, &lb, &extent);
+            int err = PMPI_Type_contiguous(count, side->type, &piece);
+            if (err == MPI_SUCCESS)
+                err = PMPI_Type_create_resized(piece, lb, (MPI_Aint)side->count * extent, &r->type);
+            PMPI_Type_free(&piece);
+            if (err == MPI_SUCCESS)
+                err = PMPI_Type_commit(&r->type);
+            if (err != MPI_SUCCESS)
+                return err;
+            type = r->type;
+            count = 1;
+        }
+        break;
+    }
+    case SG_SIDE_V:
+        for (int i = 0; i < procs; i++) {
+            r->counts[i] = (int)clamp_chunk(side->counts[i], offset, chunk);
+            r->displs[i] = r->counts[i] ? (int)(side->displs[i] + offset) : 0;
+        }
+        moved = base;
+        break;
+    case SG_SIDE_PACKED: {
+        /* Gather this round's piece of every block into one input vector. */
+        const char *input = side->in_place ? c->recvbuf : c->sendbuf;
+        int64_t start = 0, packed = 0;
+        for (int i = 0; i < procs; i++) {
+            int64_t n = side->counts ? side->counts[i] : side->count;
+            r->counts[i] = (int)clamp_chunk(n, offset, chunk);
+            if (r->counts[i])
+                memcpy(r->packed + packed * extent, input + (start + offset) * extent,
+                       (size_t)r->counts[i] * (size_t)extent);
+            packed += r->counts[i];
+            start += n;
+        }
+        sub->sendbuf = r->packed;
+        if (side->counts)
+            sub->recvcounts = r->counts;
+        return MPI_SUCCESS;
+    }
+    }
+
+    if (is_send) {
+        sub->sendbuf = moved;
+        sub->sendcount = count;
+        sub->sendtype = type;
+        if (side->layout == SG_SIDE_V) {
+            sub->sendcounts = r->counts;
+            sub->sdispls = r->displs;
+        }
+    } else {
+        sub->recvbuf = (void *)moved;
+        sub->recvcount = count;
+        sub->recvtype = type;
+        if (side->layout == SG_SIDE_V) {
+            sub->recvcounts = r->counts;
+            sub->rdispls = r->displs;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Run `sub` to completion; non-blocking forms are started and waited for. */
+static int run(const struct sg_entry_points *mpi, struct sg_call *sub)
+{
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (is_nonblocking(sub->routine))
+        sub->request = &request;
+    int err = sg_call_invoke(mpi, sub);
+    if (err == MPI_SUCCESS && request != MPI_REQUEST_NULL)
+        err = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    return err;
+}
+
+int sg_w1b(const struct sg_entry_points *mpi, const struct sg_call *c,
+           const struct sg_described *d, uint64_t chunk, uint64_t rounds)
+{
+    struct round_side send, recv;
+    int procs = d->procs;
+    int err = prepare(&send, &d->send, procs, (int64_t)chunk);
+    if (err == MPI_SUCCESS)
+        err = prepare(&recv, &d->recv, procs, (int64_t)chunk);
+    else
+        recv = (struct round_side){.type = MPI_DATATYPE_NULL};
+
+    for (uint64_t j = 0; err == MPI_SUCCESS && j < rounds; j++) {
+        struct sg_call sub = *c;
+        int64_t offset = (int64_t)(j * chunk);
+        err = cut(&send, c, &sub, 1, procs, offset, (int64_t)chunk);
+        if (err == MPI_SUCCESS)
+            err = cut(&recv, c, &sub, 0, procs, offset, (int64_t)chunk);
+        if (err == MPI_SUCCESS) {
+            /* Reductions share one count between both buffers. */
+            if (is_reduction(c->routine) && d->send.layout == SG_SIDE_SINGLE)
+                sub.recvcount = sub.sendcount;
+            if (d->send.layout == SG_SIDE_PACKED)
+                sub.recvcount = (int)clamp_chunk(d->recv.count, offset, (int64_t)chunk);
+            err = run(mpi, &sub);
+        }
+        if (send.type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&send.type);
+        if (recv.type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&recv.type);
+    }
+    release(&send);
+    release(&recv);
+    return err;
+}
+
+/* ---- W2 ------------------------------------------------------------------ */
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a < 0 ? -a : a;
+}
+
+/* The factor W2 divides a V side by: the gcd of its non-zero counts and
+ * their displacements. 0 when the side has no data at all. */
+static int64_t v_factor(const struct sg_side *side, int procs)
+{
+    int64_t k = 0;
+    for (int i = 0; i < procs; i++)
+        if (side->counts[i] > 0)
+            k = gcd(gcd(k, side->counts[i]), side->displs[i]);
+    return k;
+}
+
+/* Whether a V side must change: a displacement beyond int, or a block above
+ * the bound. */
+static int v_side_needs(const struct sg_side *side, int procs, uint64_t max_count)
+{
+    return !v_side_fits(side, procs) || (uint64_t)largest_block(side, procs) > max_count;
+}
+
+static int v_side_w2_ok(const struct sg_side *side, int procs, uint64_t max_count)
+{
+    if (!v_side_needs(side, procs, max_count))
+        return 1;
+    int64_t k = v_factor(side, procs);
+    if (k <= 1)
+        return 0;
+    for (int i = 0; i < procs; i++)
+        if (side->counts[i] > 0 && (side->displs[i] / k > INT_MAX || side->displs[i] / k < INT_MIN))
+            return 0;
+    return (uint64_t)(largest_block(side, procs) / k) <= max_count;
+}
+
+int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count)
+{
+    if (is_reduction(c->routine) || max_count == 0)
+        return 0;
+    if (d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, d->procs, max_count))
+        return 0;
+    if (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, d->procs, max_count))
+        return 0;
+    return 1;
+}
+
+struct big_side {
+    MPI_Datatype type;
+    int *counts, *displs;
+};
+
+static int enlarge(struct big_side *b, const struct sg_side *side, int procs, uint64_t max_count,
+                   int *count, MPI_Datatype *type, const int **counts, const int **displs)
+{
+    b->type = MPI_DATATYPE_NULL;
+    b->counts = NULL;
+    switch (side->layout) {
+    case SG_SIDE_NONE:
+    case SG_SIDE_PACKED:
+        return MPI_SUCCESS;
+    case SG_SIDE_SINGLE:
+    case SG_SIDE_REGULAR:
+        /* n elements become one: its extent is n extents, so block i of a
+         * regular side still starts at i*n. */
+        if (side->count == 0)
+            return MPI_SUCCESS;
+        {
+            int err = PMPI_Type_contiguous(side->count, side->type, &b->type);
+            if (err == MPI_SUCCESS)
+                err = PMPI_Type_commit(&b->type);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
+        *count = 1;
+        *type = b->type;
+        return MPI_SUCCESS;
+    case SG_SIDE_V: {
+        if (!v_side_needs(side, procs, max_count) && v_side_fits(side, procs)) {
+            /* unchanged, but still from the intended displacements */
+            b->counts = malloc(2 * (size_t)procs * sizeof *b->counts);
+            if (b->counts == NULL)
+                return MPI_ERR_NO_MEM;
+            b->displs = b->counts + procs;
+            for (int i = 0; i < procs; i++) {
+                b->counts[i] = side->counts[i];
+                b->displs[i] = side->counts[i] ? (int)side->displs[i] : 0;
+            }
+            *counts = b->counts;
+            *displs = b->displs;
+            return MPI_SUCCESS;
+        }
+        int64_t k = v_factor(side, procs);
+        b->counts = malloc(2 * (size_t)procs * sizeof *b->counts);
+        if (b->counts == NULL)
+            return MPI_ERR_NO_MEM;
+        b->displs = b->counts + procs;
+        for (int i = 0; i < procs; i++) {
+            b->counts[i] = (int)(side->counts[i] / k);
+            b->displs[i] = side->counts[i] ? (int)(side->displs[i] / k) : 0;
+        }
+        int err = PMPI_Type_contiguous((int)k, side->type, &b->type);
+        if (err == MPI_SUCCESS)
+            err = PMPI_Type_commit(&b->type);
+        if (err != MPI_SUCCESS)
+            return err;
+        *type = b->type;
+        *counts = b->counts;
+        *displs = b->displs;
+        return MPI_SUCCESS;
+    }
+    }
+    return MPI_SUCCESS;
+}
+
+static void shrink(struct big_side *b)
+{
+    if (b->type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&b->type);
+    free(b->counts);
+}
+
+int sg_w2(const struct sg_entry_points *mpi, const struct sg_call *c,
+          const struct sg_described *d, uint64_t max_count)
+{
+    if (!sg_w2_applies(c, d, max_count))
+        return -1;
+    struct sg_call sub = *c;
+    struct big_side send, recv;
+    int err = enlarge(&send, &d->send, d->procs, max_count, &sub.sendcount, &sub.sendtype,
+                      &sub.sendcounts, &sub.sdispls);
+    if (err == MPI_SUCCESS)
+        err = enlarge(&recv, &d->recv, d->procs, max_count, &sub.recvcount, &sub.recvtype,
+                      &sub.recvcounts, &sub.rdispls);
+    else
+        recv = (struct big_side){.type = MPI_DATATYPE_NULL};
+    if (err == MPI_SUCCESS)
+        err = run(mpi, &sub);
+    shrink(&send);
+    shrink(&recv);
+    return err;
+}
