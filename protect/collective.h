@@ -209,10 +209,14 @@ int sg_entry_points_next(struct sg_entry_points *table, const char **missing);
 /* Call `c` through `table`. */
 int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c);
 
+/* The only symbols a wrapper library exports (it is built with hidden
+ * visibility, so its internals never bind to another layer's copies). */
+#define SG_EXPORT __attribute__((visibility("default")))
+
 /* Define the 26 MPI_* functions of a wrapper library: each captures its call
  * and returns HANDLER(&call). */
 #define SG_DEFINE_WRAPPER(Name, params, args, ...)                       \
-    int MPI_##Name params                                                \
+    SG_EXPORT int MPI_##Name params                                                \
     {                                                                    \
         struct sg_call call = {.routine = SG_MPI_##Name, __VA_ARGS__};   \
         return SG_WRAPPER_HANDLER(&call);                                \
@@ -220,7 +224,7 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
 
 /* The same for PMPI_* (a preload that sits below another PMPI layer). */
 #define SG_DEFINE_PMPI_WRAPPER(Name, params, args, ...)                  \
-    int PMPI_##Name params                                               \
+    SG_EXPORT int PMPI_##Name params                                               \
     {                                                                    \
         struct sg_call call = {.routine = SG_MPI_##Name, __VA_ARGS__};   \
         return SG_WRAPPER_HANDLER(&call);                                \

@@ -111,7 +111,7 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
     atomic_fetch_add_explicit(&outcomes[routine][outcome], 1, memory_order_relaxed);
 }
 
-int MPI_Finalize(void)
+SG_EXPORT int MPI_Finalize(void)
 {
     if (sg_layer()->log_level >= SG_LOG_INFO && world_rank() == 0) {
         int header = 0;
