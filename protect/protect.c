@@ -288,10 +288,13 @@ static int sg_protect(struct sg_call *c)
             err = sg_w1b(&sg_pmpi, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds);
             outcome = SG_OUTCOME_W1B;
             break;
-        case PLAN_W2: /* local: the root's plan needs nothing from the others */
-            err = triggered_here ? sg_w2(&sg_pmpi, c, &d, v.max_count)
-                                 : sg_call_invoke(&sg_pmpi, c);
-            outcome = SG_OUTCOME_W2;
+        case PLAN_W2: /* local: another rank's W2 needs nothing from this one */
+            if (triggered_here) {
+                err = sg_w2(&sg_pmpi, c, &d, v.max_count);
+                outcome = SG_OUTCOME_W2;
+            } else {
+                err = sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
+            }
             break;
         case PLAN_LEFT_ALONE:
             if (v.cls >= 0)
