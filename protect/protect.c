@@ -1,9 +1,10 @@
 /* libscaleguard.so: the 26 MPI_* collectives, each checked by the detectors
  * and, when a trigger is reached, replaced by a workaround.
  *
- * Every rank must take the same path. Regular routines and Allgatherv see
- * everything they need locally. Where only the root sees the counts
- * (Gatherv, Scatterv) or each rank sees only its own row (Alltoallv), the
+ * Every rank must take the same path. Regular routines see everything they
+ * need locally. Where only the root sees the counts (Gatherv, Scatterv), or
+ * each rank holds a layout of its own (Alltoallv's row; Allgatherv's
+ * displacements may differ per rank, so W2's validity may too), the
  * cheapest agreement is used:
  *  - W2 changes only the datatypes of one rank's own side, and MPI matches
  *    type signatures, not types: a root may receive counts[i]/k elements of
@@ -11,7 +12,8 @@
  *    the root detects alone) is fixed by the root alone, with no message.
  *  - W1-B changes every rank's messages, so the ranks must agree on rounds.
  *    That costs one tiny collective (a Bcast of the root's plan, or an
- *    Allreduce of every rank's need) and is paid only for routines that
+ *    Allreduce of every rank's need, where any rank's need for W1-B makes
+ *    every rank cut) and is paid only for routines that
  *    have a bound in the configuration. Routines without one, the common
  *    case, never send anything extra. */
 #include <inttypes.h>
@@ -25,7 +27,7 @@ static int sg_protect(struct sg_call *c);
 #define SG_WRAPPER_HANDLER sg_protect
 SG_COLLECTIVES(SG_DEFINE_WRAPPER)
 
-enum sg_who_knows { SG_ALL_KNOW, SG_ROOT_KNOWS, SG_EACH_KNOWS_OWN_ROW };
+enum sg_who_knows { SG_ALL_KNOW, SG_ROOT_KNOWS, SG_EACH_HAS_OWN_LAYOUT };
 
 static enum sg_who_knows who_knows(enum sg_routine r)
 {
@@ -33,7 +35,8 @@ static enum sg_who_knows who_knows(enum sg_routine r)
     case SG_MPI_Gatherv: case SG_MPI_Igatherv: case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
         return SG_ROOT_KNOWS;
     case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
-        return SG_EACH_KNOWS_OWN_ROW;
+    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv: /* displs may differ per rank */
+        return SG_EACH_HAS_OWN_LAYOUT;
     default:
         return SG_ALL_KNOW;
     }

@@ -423,8 +423,8 @@ struct big_side {
     int *counts, *displs;
 };
 
-static int enlarge(struct big_side *b, const struct sg_side *side, int procs, uint64_t max_count,
-                   int *count, MPI_Datatype *type, const int **counts, const int **displs)
+static int enlarge(struct big_side *b, const struct sg_side *side, int keep_single, int procs,
+                   uint64_t max_count, int *count, MPI_Datatype *type, const int **counts, const int **displs)
 {
     b->type = MPI_DATATYPE_NULL;
     b->counts = NULL;
@@ -433,6 +433,9 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int procs, ui
     case SG_SIDE_PACKED:
         return MPI_SUCCESS;
     case SG_SIDE_SINGLE:
+        if (keep_single)
+            return MPI_SUCCESS;
+        /* fall through */
     case SG_SIDE_REGULAR:
         /* n elements become one: its extent is n extents, so block i of a
          * regular side still starts at i*n. */
@@ -500,11 +503,15 @@ int sg_w2(const struct sg_entry_points *mpi, const struct sg_call *c,
         return -1;
     struct sg_call sub = *c;
     struct big_side send, recv;
-    int err = enlarge(&send, &d->send, d->procs, max_count, &sub.sendcount, &sub.sendtype,
-                      &sub.sendcounts, &sub.sdispls);
+    /* Open MPI 4.1.4's Allgatherv hangs when a rank sends 1 x contiguous(c)
+     * where the others receive c elements (or c/k of a k-element type): its
+     * own message stays as it is there; the global buffer is the receive side. */
+    int keep_single = family(c->routine) == SG_MPI_Allgatherv;
+    int err = enlarge(&send, &d->send, keep_single, d->procs, max_count, &sub.sendcount,
+                      &sub.sendtype, &sub.sendcounts, &sub.sdispls);
     if (err == MPI_SUCCESS)
-        err = enlarge(&recv, &d->recv, d->procs, max_count, &sub.recvcount, &sub.recvtype,
-                      &sub.recvcounts, &sub.rdispls);
+        err = enlarge(&recv, &d->recv, keep_single, d->procs, max_count, &sub.recvcount,
+                      &sub.recvtype, &sub.recvcounts, &sub.rdispls);
     else
         recv = (struct big_side){.type = MPI_DATATYPE_NULL};
     if (err == MPI_SUCCESS)
