@@ -1,0 +1,239 @@
+#!/bin/bash
+# Differential test of libscaleguard.so: runs sg_diffcoll (seeded random
+# collectives, a digest of every byte every rank was given) unprotected, then
+# protected (LD_PRELOAD=LIB, SCALEGUARD_CONFIG=INI on every rank), and
+# compares the per-rank digest files line by line. Without --preload it runs
+# the program twice unprotected: a check that the program is deterministic.
+#
+# Exit status: 0 identical; 1 the digests differ or a run's self-check
+# failed; 2 usage error; 3 a run failed otherwise (crash, MPI error, time
+# limit, missing output, preload not in effect).
+set -euo pipefail
+
+prog=${0##*/}
+
+usage() {
+    cat <<EOF
+Usage: $prog --launcher "CMD..." --env-flag -x|-genv --procs P --program PATH
+       --seed S --calls N [--preload LIB --config INI] --workdir DIR
+       [--reference-dir DIR] [--timeout SEC] [-- PROGRAM-OPTIONS...]
+
+  --launcher "CMD..."  the MPI launcher with its flags, split at blanks, e.g.
+                       "mpiexec.openmpi --allow-run-as-root --oversubscribe"
+  --env-flag -x|-genv  how the launcher passes environment to the ranks:
+                       -x NAME=VALUE (Open MPI) or -genv NAME VALUE (MPICH)
+  --procs P            ranks (the launcher's -n)
+  --program PATH       the sg_diffcoll executable
+  --seed S, --calls N  passed to the program
+  --preload LIB        the protected run preloads LIB ...
+  --config INI         ... with SCALEGUARD_CONFIG=INI (both or neither)
+  --workdir DIR        digests (NAME.rank<r>) and logs (NAME.log) go here
+  --reference-dir DIR  with --preload: keep the unprotected run in DIR and
+                       reuse it when launcher, ranks, program (checksum),
+                       seed, calls and options are the same (tests that
+                       share a seed then run the reference once)
+  --timeout SEC        time limit of each run (default 600)
+  -- OPTIONS...        more options for the program, e.g. -- --max-count 200
+
+Exit status: 0 identical, 1 different or self-check failed, 2 usage error,
+3 a run failed (crash, MPI error, time limit, preload not in effect).
+EOF
+}
+
+die_usage() {
+    echo "$prog: $*" >&2
+    usage >&2
+    exit 2
+}
+
+launcher="" env_flag="" procs="" program="" seed="" calls=""
+preload="" config="" workdir="" refdir="" timeout_s=600
+extra=()
+while (($# > 0)); do
+    case $1 in
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        --)
+            shift
+            extra=("$@")
+            break
+            ;;
+        --launcher | --env-flag | --procs | --program | --seed | --calls | --preload | \
+            --config | --workdir | --reference-dir | --timeout)
+            (($# >= 2)) || die_usage "$1 needs a value"
+            case $1 in
+                --launcher) launcher=$2 ;;
+                --env-flag) env_flag=$2 ;;
+                --procs) procs=$2 ;;
+                --program) program=$2 ;;
+                --seed) seed=$2 ;;
+                --calls) calls=$2 ;;
+                --preload) preload=$2 ;;
+                --config) config=$2 ;;
+                --workdir) workdir=$2 ;;
+                --reference-dir) refdir=$2 ;;
+                --timeout) timeout_s=$2 ;;
+            esac
+            shift 2
+            ;;
+        *) die_usage "unknown argument '$1'" ;;
+    esac
+done
+
+[[ -n $launcher ]] || die_usage "--launcher is required"
+[[ $env_flag == -x || $env_flag == -genv ]] || die_usage "--env-flag must be -x or -genv"
+[[ $procs =~ ^[1-9][0-9]*$ ]] || die_usage "--procs must be a positive number"
+[[ $seed =~ ^[0-9]+$ ]] || die_usage "--seed must be a number"
+[[ $calls =~ ^[0-9]+$ ]] || die_usage "--calls must be a number"
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number"
+[[ -n $workdir ]] || die_usage "--workdir is required"
+[[ -x $program ]] || die_usage "--program '$program' is not an executable file"
+[[ -z $refdir || -n $preload ]] || die_usage "--reference-dir needs --preload"
+if [[ -n $preload || -n $config ]]; then
+    [[ -n $preload && -n $config ]] || die_usage "--preload and --config go together"
+    [[ -f $preload ]] || die_usage "--preload '$preload' does not exist"
+    [[ -f $config ]] || die_usage "--config '$config' does not exist"
+fi
+# Absolute paths: the ranks need not start in this directory.
+program=$(realpath "$program")
+[[ -z $preload ]] || preload=$(realpath "$preload")
+[[ -z $config ]] || config=$(realpath "$config")
+# The reference run must be unprotected: the layer must not come in through
+# the caller's environment (a local Open MPI launch hands it to the ranks).
+if [[ ${LD_PRELOAD:-} == *scaleguard* ]]; then
+    die_usage "LD_PRELOAD ($LD_PRELOAD) already holds the layer; the reference run would be protected"
+fi
+unset SCALEGUARD_CONFIG
+
+read -r -a launch <<<"$launcher"
+mkdir -p "$workdir"
+
+# run DIR NAME [LAUNCHER-ENV-ARGS...]: one run of the program, its digests in
+# DIR/NAME.rank<r>, its output in DIR/NAME.log (shown, at most the last 40
+# lines). Checks that MPI_Bcast came from the preload when there is one, and
+# from elsewhere when not.
+run() {
+    local dir=$1 name=$2
+    shift 2
+    local out=$dir/$name
+    rm -f "$out".rank* "$out.log"
+    local cmd=("${launch[@]}" -n "$procs" "$@" "$program" --seed "$seed" --calls "$calls"
+        --output "$out" "${extra[@]}")
+    echo "differential: $name run: ${cmd[*]}"
+    local start=$SECONDS rc=0
+    timeout --kill-after=10 "$timeout_s" "${cmd[@]}" >"$out.log" 2>&1 || rc=$?
+    tail -n 40 "$out.log" | sed 's/^/  | /'
+    echo "differential: $name run: exit $rc after $((SECONDS - start)) s"
+    if ((rc == 124 || rc == 137)); then
+        echo "differential: FAILED: the $name run exceeded the time limit of $timeout_s s" >&2
+        return 3
+    elif ((rc == 1)); then
+        # The program's own self-check failed: it finished, so compare anyway.
+        echo "differential: FAILED: the $name run reported self-check mismatches" \
+            "(MISMATCH lines in $out.log); comparing the digests anyway" >&2
+        selfcheck_failed=1
+    elif ((rc != 0)); then
+        echo "differential: FAILED: the $name run exited with status $rc (see $out.log)" >&2
+        return 3
+    fi
+    local from
+    from=$(sed -n 's/^sg_diffcoll: .*; MPI_Bcast from \(.*\)$/\1/p' "$out.log" | head -n 1)
+    if [[ -z $from ]]; then
+        echo "differential: FAILED: no summary line from rank 0 in $out.log" >&2
+        return 3
+    fi
+    if (($# > 0)) && [[ $from != "${preload##*/}" ]]; then
+        echo "differential: FAILED: the $name run took MPI_Bcast from $from, not from the" \
+            "preloaded ${preload##*/}: the preload is not in effect" >&2
+        return 3
+    elif (($# == 0)) && [[ $from == *scaleguard* ]]; then
+        echo "differential: FAILED: the $name run took MPI_Bcast from $from" >&2
+        return 3
+    fi
+}
+
+# compare A B LABEL-A LABEL-B: rank files A.rank<r>, B.rank<r> line by line.
+compare() {
+    local a=$1 b=$2 la=$3 lb=$4 r status=0
+    for ((r = 0; r < procs; r++)); do
+        local fa=$a.rank$r fb=$b.rank$r
+        for f in "$fa" "$fb"; do
+            if [[ ! -f $f ]]; then
+                echo "differential: FAILED: $f is missing" >&2
+                return 3
+            fi
+            local lines
+            lines=$(wc -l <"$f")
+            if ((lines != calls)); then
+                echo "differential: FAILED: $f has $lines lines, expected $calls" >&2
+                return 3
+            fi
+        done
+        cmp -s "$fa" "$fb" && continue
+        status=1
+        echo "differential: rank $r differs (call routine rank digest):"
+        awk -v fa="$fa" -v fb="$fb" -v la="$la" -v lb="$lb" 'BEGIN {
+            for (;;) {
+                ra = (getline x < fa); rb = (getline y < fb)
+                if (ra <= 0 && rb <= 0) break
+                n++
+                if (ra <= 0) x = "(missing)"
+                if (rb <= 0) y = "(missing)"
+                if (x != y && ++d <= 5)
+                    printf "  line %d\n    %-12s %s\n    %-12s %s\n", n, la ":", x, lb ":", y
+            }
+            if (d > 5) printf "  ... %d differing lines in all\n", d
+        }'
+    done
+    return $status
+}
+
+selfcheck_failed=0
+if [[ -n $preload ]]; then
+    mode="unprotected vs protected ($preload, $config)"
+    if [[ $env_flag == -x ]]; then
+        env_args=(-x "LD_PRELOAD=$preload" -x "SCALEGUARD_CONFIG=$config")
+    else
+        env_args=(-genv LD_PRELOAD "$preload" -genv SCALEGUARD_CONFIG "$config")
+    fi
+    if [[ -n $refdir ]]; then
+        mkdir -p "$refdir"
+        key="launcher=${launch[*]} procs=$procs seed=$seed calls=$calls"
+        key+=" program=$(sha256sum <"$program" | cut -d' ' -f1) options=${extra[*]}"
+        if [[ -f $refdir/unprotected.key && $(<"$refdir/unprotected.key") == "$key" &&
+            -f $refdir/unprotected.rank$((procs - 1)) ]]; then
+            echo "differential: unprotected run: reusing $refdir/unprotected (same key)"
+        else
+            rm -f "$refdir/unprotected.key"
+            run "$refdir" unprotected || exit $?
+            ((selfcheck_failed)) || printf '%s\n' "$key" >"$refdir/unprotected.key"
+        fi
+        ref=$refdir/unprotected
+        rm -f "$workdir"/unprotected.* # not this test's reference
+    else
+        run "$workdir" unprotected || exit $?
+        ref=$workdir/unprotected
+    fi
+    run "$workdir" protected "${env_args[@]}" || exit $?
+    pair=("$ref" "$workdir/protected" unprotected protected)
+else
+    mode="unprotected twice (determinism)"
+    run "$workdir" unprotected-1 || exit $?
+    run "$workdir" unprotected-2 || exit $?
+    pair=("$workdir/unprotected-1" "$workdir/unprotected-2" unprotected-1 unprotected-2)
+fi
+
+rc=0
+compare "${pair[@]}" || rc=$?
+if ((rc == 0 && selfcheck_failed)); then
+    echo "differential: $mode: the digests are identical, but a self-check failed" >&2
+    rc=1
+elif ((rc == 0)); then
+    echo "differential: $mode"
+    echo "differential: $calls calls, $procs ranks, identical"
+elif ((rc == 1)); then
+    echo "differential: $mode: the digests DIFFER (files in $workdir)" >&2
+fi
+exit $rc
