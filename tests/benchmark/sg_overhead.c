@@ -1,0 +1,151 @@
+/* sg_overhead: the cost of libscaleguard.so against the bare MPI call,
+ * measured side by side in one run.
+ *
+ *   sg_overhead --bytes B [--routines all|MPI_X,...] [--seconds S] [--reps R]
+ *
+ * Run it with libscaleguard.so preloaded: "protected" calls MPI_<Name> (the
+ * layer), "bare" calls PMPI_<Name> (the library underneath) with the same
+ * arguments, in alternating blocks, so both see the same machine state.
+ * Each block repeats the call until it has taken about S/R seconds (at
+ * least once); the time of one call is the slowest rank's block time over
+ * the block's calls, and each side keeps its fastest block. Messages are
+ * B bytes of MPI_BYTE per rank and peer (v-routines: counts B, int
+ * displacements i*B); reductions use MPI_BXOR. Rank 0 prints one line per
+ * routine: name, bytes, bare us, protected us, ratio. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+
+/* The same collectives through the MPI_* names: the preloaded layer. */
+static const struct sg_entry_points protected_entry_points = {
+#define SG_MPI_ENTRY(Name, params, args, ...) .Name = MPI_##Name,
+    SG_COLLECTIVES(SG_MPI_ENTRY)
+#undef SG_MPI_ENTRY
+};
+
+/* Whether `name` is one of the comma-separated names in `list` ("all": any). */
+static int listed(const char *list, const char *name)
+{
+    if (strcmp(list, "all") == 0)
+        return 1;
+    size_t length = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += length)
+        if ((p == list || p[-1] == ',') && (p[length] == ',' || p[length] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int is_nonblocking(enum sg_routine r) { return sg_routines[r].name[4] == 'I'; }
+
+/* One call of routine `r` moving `bytes` per rank and peer. */
+static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *recv,
+                                int *counts, int *displs, MPI_Request *request)
+{
+    struct sg_call c = {.routine = r, .sendbuf = send, .recvbuf = recv, .sendcount = bytes,
+                        .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
+                        .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
+                        .rdispls = displs, .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
+                        .request = is_nonblocking(r) ? request : NULL};
+    switch (r & ~1) { /* the blocking member of each pair */
+    case SG_MPI_Allgather: case SG_MPI_Allgatherv: case SG_MPI_Alltoall: case SG_MPI_Alltoallv:
+    case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
+        c.root = -1;
+        break;
+    default:
+        break;
+    }
+    return c;
+}
+
+static double block_time(const struct sg_entry_points *mpi, const struct sg_call *c, int calls)
+{
+    MPI_Request request;
+    struct sg_call call = *c;
+    call.request = c->request ? &request : NULL;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int i = 0; i < calls; i++) {
+        if (sg_call_invoke(mpi, &call) != MPI_SUCCESS)
+            PMPI_Abort(MPI_COMM_WORLD, 4);
+        if (call.request)
+            PMPI_Wait(call.request, MPI_STATUS_IGNORE);
+    }
+    double mine = MPI_Wtime() - start, slowest;
+    PMPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+int main(int argc, char **argv)
+{
+    long bytes = -1;
+    double seconds = 1.0;
+    int reps = 5;
+    const char *routines = "all";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--bytes") == 0)
+            bytes = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--seconds") == 0)
+            seconds = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--reps") == 0)
+            reps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--routines") == 0)
+            routines = argv[i + 1];
+    }
+    if (bytes <= 0 || bytes > (1L << 30) || reps < 1 || seconds <= 0) {
+        fprintf(stderr, "usage: %s --bytes B [--routines all|LIST] [--seconds S] [--reps R]\n",
+                argv[0]);
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    int rank, procs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    size_t total = (size_t)bytes * (size_t)procs;
+    char *send = malloc(total), *recv = malloc(total);
+    int *counts = malloc((size_t)procs * sizeof *counts);
+    int *displs = malloc((size_t)procs * sizeof *displs);
+    if (!send || !recv || !counts || !displs)
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    memset(send, rank + 1, total);
+    memset(recv, 0, total);
+    for (int i = 0; i < procs; i++) {
+        counts[i] = (int)bytes;
+        displs[i] = (int)(i * bytes);
+    }
+
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+        if (!listed(routines, sg_routines[r].name))
+            continue;
+        MPI_Request request;
+        struct sg_call c = make_call((enum sg_routine)r, (int)bytes, send, recv, counts, displs,
+                                     &request);
+        /* calibrate: calls per block so that a block takes about S/R s */
+        double once = block_time(&sg_pmpi, &c, 1);
+        once = block_time(&sg_pmpi, &c, 1);
+        int calls = (int)(seconds / reps / (once > 1e-7 ? once : 1e-7));
+        calls = calls < 1 ? 1 : calls;
+        PMPI_Bcast(&calls, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        block_time(&protected_entry_points, &c, 1); /* warm the layer's first call */
+
+        double bare = 1e30, guarded = 1e30;
+        for (int rep = 0; rep < reps; rep++) {
+            double b = block_time(&sg_pmpi, &c, calls) / calls;
+            double p = block_time(&protected_entry_points, &c, calls) / calls;
+            bare = b < bare ? b : bare;
+            guarded = p < guarded ? p : guarded;
+        }
+        if (rank == 0)
+            printf("%-26s %10ld %12.2f %12.2f %7.3f\n", sg_routines[r].name, bytes, bare * 1e6,
+                   guarded * 1e6, guarded / bare);
+        fflush(stdout);
+    }
+    free(send);
+    free(recv);
+    free(counts);
+    free(displs);
+    MPI_Finalize();
+    return 0;
+}
