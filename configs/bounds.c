@@ -308,13 +308,7 @@ static void open_section(struct loader *ld, const char *name, size_t length)
 
     const char *hash = memchr(name, '#', length);
     size_t base_length = hash ? (size_t)(hash - name) : length;
-    char base[32];
-    int routine = -1;
-    if (base_length < sizeof base) {
-        memcpy(base, name, base_length);
-        base[base_length] = '\0';
-        routine = sg_routine_by_name(base);
-    }
+    int routine = sg_routine_by_name_length(name, base_length);
     if (routine < 0) {
         warn(ld, ld->line, "unknown section [%.*s] (ignored with its keys)",
              (int)(length < 64 ? length : 64), name);
@@ -326,7 +320,8 @@ static void open_section(struct loader *ld, const char *name, size_t length)
         if (parse_ordinal(hash + 1, digits, &ordinal) != 0 || ordinal < 2) {
             fail(ld, ld->line,
                  "bad entry number in [%.*s]: the first entry is [%s], the next [%s#2], ...",
-                 (int)(length < 64 ? length : 64), name, base, base);
+                 (int)(length < 64 ? length : 64), name, sg_routines[routine].name,
+                 sg_routines[routine].name);
             return;
         }
     }

@@ -8,10 +8,12 @@ const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
 #undef SG_ROUTINE_INFO
 };
 
-int sg_routine_by_name(const char *name)
+int sg_routine_by_name(const char *name) { return sg_routine_by_name_length(name, strlen(name)); }
+
+int sg_routine_by_name_length(const char *name, size_t length)
 {
     for (int i = 0; i < SG_ROUTINE_COUNT; i++)
-        if (strcmp(sg_routines[i].name, name) == 0)
+        if (strlen(sg_routines[i].name) == length && memcmp(sg_routines[i].name, name, length) == 0)
             return i;
     return -1;
 }

@@ -12,6 +12,8 @@
 #ifndef SCALEGUARD_ROUTINES_H
 #define SCALEGUARD_ROUTINES_H
 
+#include <stddef.h>
+
 #define SG_ROUTINE_LIST(SG_ROUTINE)                             \
     SG_ROUTINE(MPI_Bcast, SG_GLOBAL_SN, 0)                      \
     SG_ROUTINE(MPI_Ibcast, SG_GLOBAL_SN, 0)                     \
@@ -59,5 +61,8 @@ extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];
 
 /* The routine called `name` (e.g. "MPI_Gatherv"), or -1 when unknown. */
 int sg_routine_by_name(const char *name);
+
+/* The same for the first `length` characters of `name` (no terminator needed). */
+int sg_routine_by_name_length(const char *name, size_t length);
 
 #endif

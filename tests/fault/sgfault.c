@@ -74,13 +74,7 @@ static void parse_routines(const char *text)
     const char *variable = "SCALEGUARD_FAULT_ROUTINES";
     for (const char *token = text;; token++) {
         size_t length = strcspn(token, ",");
-        char name[64];
-        int routine = -1;
-        if (length < sizeof name) {
-            memcpy(name, token, length);
-            name[length] = '\0';
-            routine = sg_routine_by_name(name);
-        }
+        int routine = sg_routine_by_name_length(token, length);
         if (routine < 0)
             bad_config(variable, text,
                        "expected a comma list of collectives such as MPI_Scatter,MPI_Iscatter");

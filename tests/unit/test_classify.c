@@ -97,6 +97,9 @@ static void test_routine_table(void)
     CHECK(sg_routine_by_name("MPI_Gatherv") == SG_MPI_Gatherv);
     CHECK(sg_routines[SG_MPI_Reduce_scatter].global_buffer == SG_GLOBAL_SN);
     CHECK(sg_routine_by_name("MPI_Send") == -1);
+    CHECK(sg_routine_by_name_length("MPI_Gathervx", 11) == SG_MPI_Gatherv);
+    CHECK(sg_routine_by_name_length("MPI_Gatherv", 10) == SG_MPI_Gather);
+    CHECK(sg_routine_by_name_length("", 0) == -1);
     enum sg_class cls;
     CHECK(sg_class_parse("X", &cls) == 0 && cls == SG_CLASS_X);
     CHECK(sg_class_parse("g", &cls) == -1);
