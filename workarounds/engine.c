@@ -117,9 +117,8 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     }
 }
 
-static int64_t block_count(const struct sg_side *side, int procs, int i)
+static int64_t block_count(const struct sg_side *side, int i)
 {
-    (void)procs;
     return side->counts ? side->counts[i] : side->count;
 }
 
@@ -133,8 +132,8 @@ static int64_t largest_block(const struct sg_side *side, int procs)
     case SG_SIDE_PACKED: {
         int64_t largest = 0;
         for (int i = 0; i < procs; i++)
-            if (block_count(side, procs, i) > largest)
-                largest = block_count(side, procs, i);
+            if (block_count(side, i) > largest)
+                largest = block_count(side, i);
         return largest;
     }
     case SG_SIDE_NONE:
@@ -282,7 +281,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         const char *input = side->in_place ? c->recvbuf : c->sendbuf;
         int64_t start = 0, packed = 0;
         for (int i = 0; i < procs; i++) {
-            int64_t n = side->counts ? side->counts[i] : side->count;
+            int64_t n = block_count(side, i);
             r->counts[i] = (int)clamp_chunk(n, offset, chunk);
             if (r->counts[i])
                 memcpy(r->packed + packed * extent, input + (start + offset) * extent,
