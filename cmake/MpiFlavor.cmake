@@ -34,5 +34,9 @@ separate_arguments(_sg_flags UNIX_COMMAND "${SCALEGUARD_MPIEXEC_FLAGS}")
 set(SCALEGUARD_MPIEXEC_COMMAND ${SCALEGUARD_MPIEXEC} ${_sg_flags})
 
 # Shell fragment for the installed drivers: what this tree was built for.
-configure_file(${CMAKE_CURRENT_LIST_DIR}/mpi.env.in ${CMAKE_BINARY_DIR}/mpi.env @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/mpi.env DESTINATION ${CMAKE_INSTALL_DATADIR}/scaleguard)
+# The build tree mirrors the install layout (bin/, libexec/scaleguard/,
+# share/scaleguard/) so the drivers run from it unchanged in the tests.
+configure_file(${CMAKE_CURRENT_LIST_DIR}/mpi.env.in
+               ${SCALEGUARD_STAGE_DIR}/${CMAKE_INSTALL_DATADIR}/scaleguard/mpi.env @ONLY)
+install(FILES ${SCALEGUARD_STAGE_DIR}/${CMAKE_INSTALL_DATADIR}/scaleguard/mpi.env
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/scaleguard)

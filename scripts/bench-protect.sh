@@ -38,7 +38,7 @@ run() {
   local mpi=$1 bytes=$2 seconds=$3 ini=$4
   local SCALEGUARD_MPIEXEC SCALEGUARD_MPIEXEC_FLAGS SCALEGUARD_MPIEXEC_ENV_FLAG
   # shellcheck source=/dev/null
-  source "build/$mpi/mpi.env"
+  source "build/$mpi/stage/share/scaleguard/mpi.env"
   local launch=("$SCALEGUARD_MPIEXEC")
   read -ra flags <<<"$SCALEGUARD_MPIEXEC_FLAGS"
   launch+=("${flags[@]}" -n "$procs")
