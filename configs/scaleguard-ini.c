@@ -1,5 +1,8 @@
-/* scaleguard-ini: check a bounds INI, or replace the sections of one routine
- * (the tester writes its results through this). */
+/* scaleguard-ini: check a bounds INI, replace the sections of one routine, or
+ * classify a measured bound by Table IX (the tester writes its results
+ * through this, so the shell driver holds no classification logic). */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +12,7 @@
 static const char usage[] =
     "Usage: scaleguard-ini check FILE\n"
     "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
+    "       scaleguard-ini classify SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S\n"
     "       scaleguard-ini --help\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
@@ -17,6 +21,10 @@ static const char usage[] =
     "         the sections are removed. SECTION is an MPI routine (MPI_Scatter) or\n"
     "         platform. Comments and all other sections stay as they are; FILE is\n"
     "         created if missing and is only written when the result is valid.\n"
+    "classify prints class=, trigger= and bound= lines (Table IX) for a safe count\n"
+    "         n_s found at (TYPE_SIZE, PROCS). RUNS_2P and RUNS_2S are the outcomes of\n"
+    "         the verification runs at (s, 2P) and (2s, P), four letters p (passed),\n"
+    "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
     "\n"
     "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
 
@@ -92,6 +100,44 @@ static int replace(const char *path, const char *section, int argc, char **argv)
     return status;
 }
 
+static int parse_count(const char *text, uint64_t *value)
+{
+    char *end;
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    unsigned long long parsed = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || parsed == 0)
+        return -1;
+    *value = parsed;
+    return 0;
+}
+
+static int parse_runs(const char *text, enum sg_verdict *verdict)
+{
+    if (strlen(text) != 4 || strspn(text, "pf-") != 4)
+        return -1;
+    /* A run not made (the job stopped at an earlier failure) proves nothing. */
+    *verdict = sg_verdict_from_runs(text[0] == 'p', text[1] == 'f', text[2] == 'p', text[3] == 'f');
+    return 0;
+}
+
+static int classify(char **argv)
+{
+    uint64_t safe_count, type_size, procs;
+    enum sg_verdict at_double_procs, at_double_type_size;
+    if (parse_count(argv[0], &safe_count) || parse_count(argv[1], &type_size) ||
+        parse_count(argv[2], &procs))
+        return usage_error("classify: SAFE_COUNT, TYPE_SIZE and PROCS are positive integers");
+    if (parse_runs(argv[3], &at_double_procs) || parse_runs(argv[4], &at_double_type_size))
+        return usage_error("classify: RUNS are four letters of p, f and -");
+    struct sg_classification c =
+        sg_classify(safe_count, type_size, procs, at_double_procs, at_double_type_size);
+    printf("class=%s\ntrigger=%s\nbound=%" PRIu64 "\n", sg_class_name(c.cls),
+           sg_trigger_name(c.trigger), c.bound);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -109,6 +155,11 @@ int main(int argc, char **argv)
         if (argc < 4)
             return usage_error("replace needs FILE and SECTION");
         return replace(argv[2], argv[3], argc - 4, argv + 4);
+    }
+    if (strcmp(argv[1], "classify") == 0) {
+        if (argc != 7)
+            return usage_error("classify takes SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S");
+        return classify(argv + 2);
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);
     return 2;
