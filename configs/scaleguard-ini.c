@@ -13,6 +13,7 @@ static const char usage[] =
     "Usage: scaleguard-ini check FILE\n"
     "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
     "       scaleguard-ini classify SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S\n"
+    "       scaleguard-ini routines\n"
     "       scaleguard-ini --help\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
@@ -25,6 +26,8 @@ static const char usage[] =
     "         n_s found at (TYPE_SIZE, PROCS). RUNS_2P and RUNS_2S are the outcomes of\n"
     "         the verification runs at (s, 2P) and (2s, P), four letters p (passed),\n"
     "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
+    "routines prints the 26 collectives a bounds file may name, one per line, each\n"
+    "         followed by 'irregular' (a v-routine, Class D possible) or 'regular'.\n"
     "\n"
     "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
 
@@ -160,6 +163,11 @@ int main(int argc, char **argv)
         if (argc != 7)
             return usage_error("classify takes SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S");
         return classify(argv + 2);
+    }
+    if (strcmp(argv[1], "routines") == 0 && argc == 2) {
+        for (int r = 0; r < SG_ROUTINE_COUNT; r++)
+            printf("%s %s\n", sg_routines[r].name, sg_routines[r].irregular ? "irregular" : "regular");
+        return 0;
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);
     return 2;

@@ -8,6 +8,7 @@ packages=(
   libinih-dev pkg-config cmake make gcc         # the build
   clang libclang-rt-14-dev                      # libFuzzer, sanitizers
   shellcheck                                    # the scripts' lint
+  slurm-wlm munge                               # jobs/local-slurm.sh: a one-node Slurm
 )
 
 missing=()
