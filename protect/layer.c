@@ -111,14 +111,24 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
     atomic_fetch_add_explicit(&outcomes[routine][outcome], 1, memory_order_relaxed);
 }
 
+/* Rank 0's summary: at info every routine it called, at warn (where each
+ * reason for leaving a call alone is reported only once) the routines with
+ * calls left as they are, and how many. */
 SG_EXPORT int MPI_Finalize(void)
 {
-    if (sg_layer()->log_level >= SG_LOG_INFO && world_rank() == 0) {
+    enum sg_log_level level = sg_layer()->log_level;
+    if (level >= SG_LOG_WARN && world_rank() == 0) {
         int header = 0;
         for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
             unsigned long n = atomic_load(&calls[r]);
-            if (n == 0)
+            unsigned long left = atomic_load(&outcomes[r][SG_OUTCOME_LEFT_ALONE]);
+            if (n == 0 || (level < SG_LOG_INFO && left == 0))
                 continue;
+            if (level < SG_LOG_INFO) {
+                sg_log(SG_LOG_WARN, NULL, "summary (rank 0): %s: %lu calls left as they are",
+                       sg_routines[r].name, left);
+                continue;
+            }
             if (!header++)
                 sg_log(SG_LOG_INFO, NULL,
                        "summary (rank 0): routine calls triggers(D/G/X) plain/W1-B/W2/left-alone");
@@ -126,8 +136,7 @@ SG_EXPORT int MPI_Finalize(void)
                    n, atomic_load(&triggers[r][0]), atomic_load(&triggers[r][1]),
                    atomic_load(&triggers[r][2]), atomic_load(&outcomes[r][SG_OUTCOME_PLAIN]),
                    atomic_load(&outcomes[r][SG_OUTCOME_W1B]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_W2]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_LEFT_ALONE]));
+                   atomic_load(&outcomes[r][SG_OUTCOME_W2]), left);
         }
     }
     return PMPI_Finalize();

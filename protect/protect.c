@@ -62,6 +62,26 @@ static int completed_request(MPI_Request *request)
     return err == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : err;
 }
 
+/* ---- Calls left as they are --------------------------------------------- */
+
+/* Why a triggered call is left as it is. Each reason is reported once per
+ * routine and process, by the rank that decided; MPI_Finalize counts the
+ * calls (sg_count). */
+enum left_reason {
+    LEFT_DISPLS,        /* Class D: the displacements cannot be recovered */
+    LEFT_NO_WORKAROUND, /* no workaround can guarantee the result */
+    LEFT_CANNOT_CUT,    /* W1-B cannot cut this rank's layout, so no rank cuts */
+    LEFT_REFUSED,       /* the engine refused the plan */
+    LEFT_REASONS
+};
+
+#define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
+#define LEFT_ONCE_OF_ROUTINE(name, global_buffer, irregular) \
+    {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
+_Static_assert(LEFT_REASONS == 4, "one ATOMIC_FLAG_INIT per reported reason");
+static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
+    SG_ROUTINE_LIST(LEFT_ONCE_OF_ROUTINE)};
+
 /* ---- Class D ------------------------------------------------------------ */
 
 struct displs_view {
@@ -70,11 +90,50 @@ struct displs_view {
     int corrupted;
 };
 
-/* Check one displacement array this rank sees. Returns -1 when it is
- * corrupted beyond recovery (the call must then be left alone). */
-static int check_displs(struct displs_view *v, int procs, const char *routine)
+/* The displacement arrays this rank holds: none off the root of Gatherv and
+ * Scatterv, where they are insignificant (and may be junk). */
+static void held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
+                        struct displs_view *send)
 {
-    if (v->displs == NULL || !sg_displs_suspicious(v->counts, v->displs, (size_t)procs))
+    *recv = *send = (struct displs_view){0};
+    if (who_knows(c->routine) == SG_ROOT_KNOWS && !is_root)
+        return;
+    recv->displs = sg_call_displs(c, &recv->counts);
+    if (c->routine == SG_MPI_Alltoallv || c->routine == SG_MPI_Ialltoallv) {
+        if (c->sendbuf != MPI_IN_PLACE)
+            send->displs = sg_call_send_displs(c, &send->counts);
+    } else if (c->routine == SG_MPI_Scatterv || c->routine == SG_MPI_Iscatterv) {
+        *send = *recv; /* the root's send side */
+        *recv = (struct displs_view){0};
+    }
+}
+
+static int suspicious(const struct displs_view *v, int procs)
+{
+    return v->displs != NULL && sg_displs_suspicious(v->counts, v->displs, (size_t)procs);
+}
+
+/* The hot path of a v-routine without a bound: only the cheap Class D scan
+ * of the arrays this rank holds. 1 when the call needs the full look (the
+ * arrays look wrapped; an intercommunicator or an MPI error, which the full
+ * path handles as before). */
+static int needs_a_look(const struct sg_call *c)
+{
+    int inter = 0, procs, rank = -1;
+    if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS ||
+        (c->root >= 0 && PMPI_Comm_rank(c->comm, &rank) != MPI_SUCCESS))
+        return 1;
+    struct displs_view recv, send;
+    held_displs(c, c->root < 0 || c->root == rank, &recv, &send);
+    return suspicious(&recv, procs) || suspicious(&send, procs);
+}
+
+/* Check one displacement array this rank holds. Returns -1 when it is
+ * corrupted beyond recovery (the call must then be left alone). */
+static int check_displs(struct displs_view *v, int procs, enum sg_routine routine)
+{
+    if (!suspicious(v, procs))
         return 0;
     v->intended = malloc((size_t)procs * sizeof *v->intended);
     if (v->intended == NULL)
@@ -82,9 +141,10 @@ static int check_displs(struct displs_view *v, int procs, const char *routine)
     struct sg_displs_report r =
         sg_displs_recover(v->counts, v->displs, (size_t)procs, v->intended);
     if (r.status == SG_DISPLS_UNRECOVERABLE) {
-        sg_log(SG_LOG_WARN, NULL,
-               "%s: displacement %zu looks corrupted but %s; the call is left as it is", routine,
-               r.index, r.reason);
+        /* only a rank that holds the array gets here: the one deciding */
+        sg_log(SG_LOG_WARN, &left_once[routine][LEFT_DISPLS],
+               "%s: displacement %zu looks corrupted but %s" LEFT_ALONE_SUFFIX,
+               sg_routines[routine].name, r.index, r.reason);
         return -1;
     }
     v->corrupted = r.status == SG_DISPLS_RECOVERED;
@@ -157,7 +217,8 @@ struct plan {
     int64_t kind, chunk, rounds;
 };
 
-static atomic_flag unavailable_once[SG_ROUTINE_COUNT];
+#define FLAG_OF_ROUTINE(name, global_buffer, irregular) ATOMIC_FLAG_INIT,
+static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 static atomic_flag inter_once = ATOMIC_FLAG_INIT;
 
 static enum sg_workaround preferred(const struct sg_rules *rules, const struct verdict *v)
@@ -170,43 +231,56 @@ static enum sg_workaround preferred(const struct sg_rules *rules, const struct v
     return SG_WORKAROUND_AUTO;
 }
 
-static int64_t chunk_of(const struct verdict *v, const struct sg_described *d)
+/* What W1-B would need on this rank, computed once per call for the
+ * decision and the agreement: every rank derives the same chunk from the
+ * same bounds; `rounds` and `cuts` depend on this rank's layout. */
+struct w1b_fit {
+    int64_t chunk, rounds;
+    int cuts; /* the chunk is > 0 and this rank's layout can be cut */
+};
+
+static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d)
 {
     uint64_t chunk = v->max_count / (uint64_t)d->per_block_factor;
-    return chunk > INT_MAX ? INT_MAX : (int64_t)chunk;
+    struct w1b_fit f = {.chunk = chunk > INT_MAX ? INT_MAX : (int64_t)chunk};
+    f.rounds = (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk);
+    f.cuts = f.chunk > 0 && sg_w1b_applies(d);
+    return f;
 }
 
 /* `agreed`: the ranks can agree on rounds (all see the same, or a bound is
- * configured so that they talk); without it only local W2 may run. */
+ * configured so that they talk); without it only local W2 may run.
+ * `reports`: this rank reports the decision (see sg_protect). */
 static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
-                          const struct verdict *v, const struct sg_described *d, int agreed)
+                          const struct verdict *v, const struct sg_described *d,
+                          const struct w1b_fit *fit, int agreed, int reports)
 {
     const char *routine = sg_routines[c->routine].name;
-    int64_t chunk = chunk_of(v, d);
     int w2 = v->w2_valid_trigger && sg_w2_applies(c, d, v->max_count);
-    int w1b = agreed && chunk > 0 && sg_w1b_applies(d);
-    struct plan p = {PLAN_LEFT_ALONE, chunk, 0};
+    int w1b = agreed && fit->cuts;
+    struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0};
 
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
         return (struct plan){PLAN_PLAIN, 0, 0};
     if (want == SG_WORKAROUND_W1A || want == SG_WORKAROUND_W3) {
-        sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-               "%s: workaround %s is not available in this version; using auto", routine,
-               sg_workaround_name(want));
+        if (reports)
+            sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
+                   "%s: workaround %s is not available in this version; using auto", routine,
+                   sg_workaround_name(want));
         want = SG_WORKAROUND_AUTO;
     } else if ((want == SG_WORKAROUND_W2 && !w2) || (want == SG_WORKAROUND_W1B && !w1b)) {
-        sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-               "%s: workaround %s cannot apply to this call; using auto", routine,
-               sg_workaround_name(want));
+        /* e.g. W2 for a reduction: an op on a k-element type is not defined */
+        if (reports)
+            sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
+                   "%s: workaround %s cannot apply to this call; using auto", routine,
+                   sg_workaround_name(want));
         want = SG_WORKAROUND_AUTO;
     }
     if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
         p.kind = PLAN_W2;
     else if (w1b)
-        p.kind = PLAN_W1B;
-    if (p.kind == PLAN_W1B)
-        p.rounds = (int64_t)sg_w1b_rounds(d, (uint64_t)chunk);
+        p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds};
     return p;
 }
 
@@ -217,7 +291,7 @@ static int sg_protect(struct sg_call *c)
     const struct sg_layer *layer = sg_layer();
     const struct sg_rules *rules = &layer->rules[c->routine];
     const struct sg_routine_info *info = &sg_routines[c->routine];
-    if (rules->count == 0 && !info->irregular) {
+    if (rules->count == 0 && (!info->irregular || !needs_a_look(c))) {
         if (layer->log_level >= SG_LOG_INFO)
             sg_count(c->routine, -1, SG_OUTCOME_PLAIN);
         return sg_call_invoke(&sg_pmpi, c); /* nothing can trigger: straight through */
@@ -232,56 +306,78 @@ static int sg_protect(struct sg_call *c)
     if (sg_call_shape(c, &sh) != MPI_SUCCESS)
         return sg_call_invoke(&sg_pmpi, c); /* let MPI report the bad argument */
     int procs = (int)sh.procs;
+    enum sg_who_knows who = who_knows(c->routine);
+    /* The rank that reports a decision: the root (the only one that sees
+     * the counts of Gatherv/Scatterv), rank 0 where all ranks decide alike,
+     * each rank where each decides on a layout of its own. */
+    int reports = who == SG_EACH_HAS_OWN_LAYOUT || (c->root >= 0 ? sh.is_root : sh.rank == 0);
 
     /* Class D, on the arrays this rank holds. */
-    struct displs_view recv_view = {0}, send_view = {0};
-    recv_view.displs = sg_call_displs(c, &recv_view.counts);
-    if (c->routine == SG_MPI_Alltoallv || c->routine == SG_MPI_Ialltoallv) {
-        if (c->sendbuf != MPI_IN_PLACE)
-            send_view.displs = sg_call_send_displs(c, &send_view.counts);
-    } else if (c->routine == SG_MPI_Scatterv || c->routine == SG_MPI_Iscatterv) {
-        send_view = recv_view; /* the root's send side */
-        recv_view = (struct displs_view){0};
-    }
-    if (who_knows(c->routine) == SG_ROOT_KNOWS && !sh.is_root)
-        send_view.displs = recv_view.displs = NULL; /* insignificant off the root */
+    struct displs_view recv_view, send_view;
+    held_displs(c, sh.is_root, &recv_view, &send_view);
 
     int err = MPI_SUCCESS;
     struct plan plan = {PLAN_PLAIN, 0, 0};
+    int why = -1; /* the enum left_reason this rank reports, if any */
     struct verdict v;
     judge(rules, &sh, info->name, &v);
-    if (check_displs(&recv_view, procs, info->name) != 0 ||
-        check_displs(&send_view, procs, info->name) != 0)
+    if (check_displs(&recv_view, procs, c->routine) != 0 ||
+        check_displs(&send_view, procs, c->routine) != 0) {
         plan.kind = PLAN_LEFT_ALONE;
-    else if (recv_view.corrupted || send_view.corrupted) {
+        why = LEFT_DISPLS;
+    } else if (recv_view.corrupted || send_view.corrupted) {
         if (v.cls < 0)
             v.cls = SG_CLASS_D;
     }
 
     struct sg_described d;
+    struct w1b_fit fit = {0, 0, 0};
     int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
-    int talks = rules->count > 0 && who_knows(c->routine) != SG_ALL_KNOW;
-    if (triggered_here || talks)
+    int talks = rules->count > 0 && who != SG_ALL_KNOW;
+    /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
+    int decides = triggered_here && (who != SG_ROOT_KNOWS || sh.is_root);
+    if (triggered_here || talks) {
         sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
                     &d);
-    if (triggered_here)
-        plan = choose(c, rules, &v, &d, talks || who_knows(c->routine) == SG_ALL_KNOW);
+        if (decides || (talks && who == SG_EACH_HAS_OWN_LAYOUT)) /* for choose, the Allreduce */
+            fit = fit_w1b(&v, &d);
+    }
+    if (decides) {
+        plan = choose(c, rules, &v, &d, &fit, talks || who == SG_ALL_KNOW, reports);
+        if (plan.kind == PLAN_LEFT_ALONE)
+            why = LEFT_NO_WORKAROUND;
+    }
 
     /* Agreement, only where a bound is configured (see the top of the file). */
-    if (talks && who_knows(c->routine) == SG_ROOT_KNOWS) {
+    if (talks && who == SG_ROOT_KNOWS) {
+        /* How the decision reaches the non-roots: the root alone can decide
+         * (it alone sees counts and displs), and its plan (kind, chunk,
+         * rounds: 24 bytes) goes out in one Bcast on the call's own
+         * communicator. The cheapest there is: the non-roots cannot work
+         * the plan out, so some message must reach each of them, and one
+         * small Bcast is exactly that, along the MPI's own tree. Routines
+         * without a bound pay nothing: Class D is fixed by the root's W2
+         * alone, which needs no agreement. */
         err = PMPI_Bcast(&plan, 3, MPI_INT64_T, c->root, c->comm);
     } else if (talks) {
-        /* Any rank's need for W1-B makes every rank cut, unless some rank
-         * cannot cut its layout; the largest block anywhere sets the rounds.
-         * Every rank derives the same chunk from the same bounds. */
-        int64_t chunk = chunk_of(&v, &d);
-        int64_t mine[3] = {plan.kind == PLAN_W1B, (int64_t)sg_w1b_rounds(&d, (uint64_t)chunk),
-                           chunk == 0 || !sg_w1b_applies(&d)};
+        /* No rank sees every layout, so each contributes its own (wants
+         * W1-B, rounds, cannot cut) and one small Allreduce(MAX) gives every
+         * rank all three: any rank's need for W1-B makes every rank cut,
+         * unless some rank cannot cut its layout (or has given up on it);
+         * the largest block anywhere sets the rounds. */
+        int mine_blocks = !fit.cuts || why == LEFT_DISPLS;
+        int64_t mine[3] = {plan.kind == PLAN_W1B, fit.rounds, mine_blocks};
         int64_t all[3];
         err = PMPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, c->comm);
-        if (err == MPI_SUCCESS && all[0])
-            plan = all[2] ? (struct plan){PLAN_LEFT_ALONE, 0, 0}
-                          : (struct plan){PLAN_W1B, chunk, all[1]};
+        if (err == MPI_SUCCESS && all[0]) {
+            if (all[2]) {
+                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0};
+                if (why != LEFT_DISPLS) /* else reported already */
+                    why = mine_blocks ? LEFT_CANNOT_CUT : -1; /* -1: the blocking rank reports */
+            } else {
+                plan = (struct plan){PLAN_W1B, fit.chunk, all[1]};
+            }
+        }
     }
 
     enum sg_outcome outcome = SG_OUTCOME_PLAIN;
@@ -300,10 +396,17 @@ static int sg_protect(struct sg_call *c)
             }
             break;
         case PLAN_LEFT_ALONE:
-            if (v.cls >= 0)
-                sg_log(SG_LOG_WARN, NULL,
+            /* Reported where decided: the root's plan arrives at the
+             * non-roots of Gatherv/Scatterv without a reason (why < 0). */
+            if (why == LEFT_NO_WORKAROUND && reports)
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NO_WORKAROUND],
                        "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
-                       ", P=%d); the call is left as it is",
+                       ", P=%d)" LEFT_ALONE_SUFFIX,
+                       info->name, sh.n, sh.s, procs);
+            else if (why == LEFT_CANNOT_CUT)
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_CANNOT_CUT],
+                       "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
+                       ", P=%d), so no rank cuts" LEFT_ALONE_SUFFIX,
                        info->name, sh.n, sh.s, procs);
             outcome = SG_OUTCOME_LEFT_ALONE;
             err = sg_call_invoke(&sg_pmpi, c);
@@ -313,8 +416,8 @@ static int sg_protect(struct sg_call *c)
             break;
         }
         if (err == -1) { /* the engine refused before communicating */
-            sg_log(SG_LOG_WARN, NULL, "%s: the workaround cannot cut this layout; left as it is",
-                   info->name);
+            sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
+                   "%s: the workaround cannot cut this layout" LEFT_ALONE_SUFFIX, info->name);
             outcome = SG_OUTCOME_LEFT_ALONE;
             err = sg_call_invoke(&sg_pmpi, c);
         } else if (err == MPI_SUCCESS && outcome != SG_OUTCOME_PLAIN &&

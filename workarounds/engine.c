@@ -168,6 +168,8 @@ struct round_side {
     const struct sg_side *side;
     int *counts, *displs; /* V and PACKED: this round's arrays */
     char *packed;         /* PACKED: this round's input, gathered from the blocks */
+    char *origin;         /* PACKED: where element 0 of that input starts */
+    MPI_Aint true_lb, true_extent; /* PACKED: the data of one element */
     MPI_Datatype type;    /* REGULAR: this round's strided block type */
 };
 
@@ -181,13 +183,15 @@ static int v_side_fits(const struct sg_side *side, int procs)
     return 1;
 }
 
+/* A run of consecutive elements is copied as the bytes from the first
+ * one's data to the last one's, so the data of neighbours must not
+ * interleave; where it starts (true lb, before or after lb) does not matter. */
 static int packed_side_fits(const struct sg_side *side)
 {
     MPI_Aint lb, extent, true_lb, true_extent;
     PMPI_Type_get_extent(side->type, &lb, &extent);
     PMPI_Type_get_true_extent(side->type, &true_lb, &true_extent);
-    /* elements that reach into their neighbours cannot be packed by range */
-    return true_lb >= 0 && true_lb + true_extent <= extent;
+    return extent > 0 && true_extent <= extent;
 }
 
 static int side_cuts(const struct sg_side *side, int procs)
@@ -215,10 +219,17 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
         r->displs = r->counts + procs;
     }
     if (side->layout == SG_SIDE_PACKED) {
+        /* up to procs*chunk elements: element i's data at origin + i*extent
+         * + true_lb, origin placed so that a negative true lb stays inside */
         MPI_Aint extent = extent_of(side->type);
-        r->packed = malloc((size_t)procs * (size_t)chunk * (size_t)extent + 1);
+        PMPI_Type_get_true_extent(side->type, &r->true_lb, &r->true_extent);
+        size_t below = r->true_lb < 0 ? (size_t)-r->true_lb : 0;
+        size_t above = r->true_lb > 0 ? (size_t)r->true_lb : 0;
+        r->packed = malloc((size_t)procs * (size_t)chunk * (size_t)extent + below + above +
+                           (size_t)r->true_extent + 1);
         if (r->packed == NULL)
             return MPI_ERR_NO_MEM;
+        r->origin = r->packed + below;
     }
     return MPI_SUCCESS;
 }
@@ -284,12 +295,13 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
             int64_t n = block_count(side, i);
             r->counts[i] = (int)clamp_chunk(n, offset, chunk);
             if (r->counts[i])
-                memcpy(r->packed + packed * extent, input + (start + offset) * extent,
-                       (size_t)r->counts[i] * (size_t)extent);
+                memcpy(r->origin + packed * extent + r->true_lb,
+                       input + (start + offset) * extent + r->true_lb,
+                       (size_t)(r->counts[i] - 1) * (size_t)extent + (size_t)r->true_extent);
             packed += r->counts[i];
             start += n;
         }
-        sub->sendbuf = r->packed;
+        sub->sendbuf = r->origin;
         if (side->counts)
             sub->recvcounts = r->counts;
         return MPI_SUCCESS;

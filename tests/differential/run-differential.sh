@@ -4,10 +4,13 @@
 # protected (LD_PRELOAD=LIB, SCALEGUARD_CONFIG=INI on every rank), and
 # compares the per-rank digest files line by line. Without --preload it runs
 # the program twice unprotected: a check that the program is deterministic.
+# With --no-left-alone the protected run must not have left any call as it
+# is (the layer's warnings and its MPI_Finalize summary say so), and each
+# --expect-log ERE must match a line of its output.
 #
-# Exit status: 0 identical; 1 the digests differ or a run's self-check
-# failed; 2 usage error; 3 a run failed otherwise (crash, MPI error, time
-# limit, missing output, preload not in effect).
+# Exit status: 0 identical; 1 the digests differ, a run's self-check failed
+# or the log check did; 2 usage error; 3 a run failed otherwise (crash, MPI
+# error, time limit, missing output, preload not in effect).
 set -euo pipefail
 
 prog=${0##*/}
@@ -16,7 +19,8 @@ usage() {
     cat <<EOF
 Usage: $prog --launcher "CMD..." --env-flag -x|-genv --procs P --program PATH
        --seed S --calls N [--preload LIB --config INI] --workdir DIR
-       [--reference-dir DIR] [--timeout SEC] [-- PROGRAM-OPTIONS...]
+       [--reference-dir DIR] [--timeout SEC] [--no-left-alone]
+       [--expect-log ERE]... [-- PROGRAM-OPTIONS...]
 
   --launcher "CMD..."  the MPI launcher with its flags, split at blanks, e.g.
                        "mpiexec.openmpi --allow-run-as-root --oversubscribe"
@@ -33,9 +37,13 @@ Usage: $prog --launcher "CMD..." --env-flag -x|-genv --procs P --program PATH
                        seed, calls and options are the same (tests that
                        share a seed then run the reference once)
   --timeout SEC        time limit of each run (default 600)
+  --no-left-alone      with --preload: fail if the layer left any call as it
+                       is (a workaround must have handled every trigger)
+  --expect-log ERE     with --preload: a line of the protected run's output
+                       must match ERE (grep -E); may be given again
   -- OPTIONS...        more options for the program, e.g. -- --max-count 200
 
-Exit status: 0 identical, 1 different or self-check failed, 2 usage error,
+Exit status: 0 identical, 1 different, self-check or log check failed, 2 usage error,
 3 a run failed (crash, MPI error, time limit, preload not in effect).
 EOF
 }
@@ -47,8 +55,8 @@ die_usage() {
 }
 
 launcher="" env_flag="" procs="" program="" seed="" calls=""
-preload="" config="" workdir="" refdir="" timeout_s=600
-extra=()
+preload="" config="" workdir="" refdir="" timeout_s=600 no_left_alone=0
+extra=() expect_log=()
 while (($# > 0)); do
     case $1 in
         -h | --help)
@@ -60,8 +68,12 @@ while (($# > 0)); do
             extra=("$@")
             break
             ;;
+        --no-left-alone)
+            no_left_alone=1
+            shift
+            ;;
         --launcher | --env-flag | --procs | --program | --seed | --calls | --preload | \
-            --config | --workdir | --reference-dir | --timeout)
+            --config | --workdir | --reference-dir | --timeout | --expect-log)
             (($# >= 2)) || die_usage "$1 needs a value"
             case $1 in
                 --launcher) launcher=$2 ;;
@@ -75,6 +87,7 @@ while (($# > 0)); do
                 --workdir) workdir=$2 ;;
                 --reference-dir) refdir=$2 ;;
                 --timeout) timeout_s=$2 ;;
+                --expect-log) expect_log+=("$2") ;;
             esac
             shift 2
             ;;
@@ -91,6 +104,8 @@ done
 [[ -n $workdir ]] || die_usage "--workdir is required"
 [[ -x $program ]] || die_usage "--program '$program' is not an executable file"
 [[ -z $refdir || -n $preload ]] || die_usage "--reference-dir needs --preload"
+((!no_left_alone && ${#expect_log[@]} == 0)) || [[ -n $preload ]] ||
+    die_usage "--no-left-alone and --expect-log need --preload"
 if [[ -n $preload || -n $config ]]; then
     [[ -n $preload && -n $config ]] || die_usage "--preload and --config go together"
     [[ -f $preload ]] || die_usage "--preload '$preload' does not exist"
@@ -190,7 +205,24 @@ compare() {
     return $status
 }
 
-selfcheck_failed=0
+# check_log LOG: --no-left-alone and --expect-log on the protected run.
+check_log() {
+    local log=$1 ere status=0
+    if ((no_left_alone)) && grep -E '^scaleguard: .*left as (it is|they are)' "$log" >&2; then
+        echo "differential: FAILED: the layer left calls as they are (lines above, from" \
+            "$log); every trigger must be worked around here" >&2
+        status=1
+    fi
+    for ere in "${expect_log[@]}"; do
+        if ! grep -Eq -- "$ere" "$log"; then
+            echo "differential: FAILED: no line of $log matches '$ere'" >&2
+            status=1
+        fi
+    done
+    return $status
+}
+
+selfcheck_failed=0 log_failed=0
 if [[ -n $preload ]]; then
     mode="unprotected vs protected ($preload, $config)"
     if [[ $env_flag == -x ]]; then
@@ -217,6 +249,7 @@ if [[ -n $preload ]]; then
         ref=$workdir/unprotected
     fi
     run "$workdir" protected "${env_args[@]}" || exit $?
+    check_log "$workdir/protected.log" || log_failed=1
     pair=("$ref" "$workdir/protected" unprotected protected)
 else
     mode="unprotected twice (determinism)"
@@ -229,6 +262,10 @@ rc=0
 compare "${pair[@]}" || rc=$?
 if ((rc == 0 && selfcheck_failed)); then
     echo "differential: $mode: the digests are identical, but a self-check failed" >&2
+    rc=1
+elif ((rc == 0 && log_failed)); then
+    echo "differential: $mode: the digests are identical, but the layer's log is not as" \
+        "expected (see above)" >&2
     rc=1
 elif ((rc == 0)); then
     echo "differential: $mode"
