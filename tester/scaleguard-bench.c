@@ -1,46 +1,171 @@
-/* fault_probe: run one collective once and check every byte it delivers.
+/* scaleguard-bench: the tester's benchmark kernel. Runs one collective at
+ * one or more message sizes and validates every element it delivers.
  *
- *   fault_probe [-s SIZE] [-R ROOT] [-r] [-p] [-f] ROUTINE COUNT
+ *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
+ *                    [--root R] [--inplace] [--reverse] [--pmpi] [--fatal]
+ *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE]
+ *                    --procs P [--root R] [--inplace]
  *
  * ROUTINE is any of the 26 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
  * count of one message (per rank for the rooted and all-to-all routines,
  * every rank's block for the v-routines and Reduce_scatter, the whole vector
- * for Bcast, Reduce and Allreduce). Elements are unsigned integers of SIZE
- * bytes (1, 2, 4, 8; default 1); reductions use MPI_SUM (without overflow).
- *   -R ROOT  root of the rooted routines (default 0)
- *   -r       lay the v-routines' blocks out in reverse rank order
- *            (descending displacements)
- *   -p       call PMPI_* instead of MPI_*, as a PMPI layer does
- *   -f       keep MPI_ERRORS_ARE_FATAL on MPI_COMM_WORLD (default: ERRORS_RETURN)
- * Exit status, the same on every rank: 0 pass, 3 wrong data, 4 MPI error,
- * 2 usage. Displacements are computed in int, as user code does. */
+ * for Bcast, Reduce and Allreduce), at most INT_MAX. Several ascending COUNTs
+ * run in that order in one job, which stops at the first that does not pass.
+ * Elements are unsigned integers of TYPE_SIZE bytes (1, 2, 4, 8; default 1);
+ * reductions use MPI_SUM, with contributions small enough never to overflow.
+ *
+ * For each size, rank 0 prints one line once the size is finished:
+ *   scaleguard-bench: routine=R count=N type_size=S procs=P root=R inplace=0|1
+ *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T
+ * where T is the largest over ranks of the mean time of one call (I-forms:
+ * call + MPI_Wait). A crash or a hang prints no line for that size.
+ * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
+ * 4 MPI error, 5 out of memory, 2 usage.
+ *
+ * Displacements are summed in C int, as user code does, so they wrap; where
+ * each block really starts is kept in size_t for the validation.
+ *
+ * Whatever the ranks agree on (allocation, outcome, time) travels by
+ * point-to-point messages on a duplicate of MPI_COMM_WORLD: the fault
+ * preload of tests/fault and libscaleguard.so both intercept MPI_* and
+ * PMPI_* collectives, and a buggy collective under test must not decide
+ * its own verdict. */
+#include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "routines.h"
 
-enum { PROBE_PASS = 0, PROBE_USAGE = 2, PROBE_WRONG_DATA = 3, PROBE_MPI_ERROR = 4 };
+#define PROGRAM "scaleguard-bench"
 
-struct probe {
+enum result {
+    BENCH_PASS = 0,
+    BENCH_USAGE = 2,
+    BENCH_WRONG_DATA = 3,
+    BENCH_MPI_ERROR = 4,
+    BENCH_OOM = 5,
+};
+
+static const char *result_name(int result)
+{
+    switch (result) {
+    case BENCH_PASS: return "pass";
+    case BENCH_WRONG_DATA: return "wrong-data";
+    case BENCH_MPI_ERROR: return "mpi-error";
+    case BENCH_OOM: return "oom";
+    default: return "usage";
+    }
+}
+
+/* The routines by the shape of their buffers; blocking and I-forms alike. */
+enum family {
+    FAMILY_BCAST,
+    FAMILY_SCATTER,   /* Scatter(v) */
+    FAMILY_GATHER,    /* Gather(v) */
+    FAMILY_ALLGATHER, /* Allgather(v) */
+    FAMILY_ALLTOALL,  /* Alltoall(v) */
+    FAMILY_REDUCE,
+    FAMILY_ALLREDUCE,
+    FAMILY_REDUCE_SCATTER, /* Reduce_scatter(_block) */
+};
+
+static enum family family_of(enum sg_routine routine)
+{
+    switch (routine) {
+    case SG_MPI_Bcast: case SG_MPI_Ibcast: return FAMILY_BCAST;
+    case SG_MPI_Scatter: case SG_MPI_Iscatter:
+    case SG_MPI_Scatterv: case SG_MPI_Iscatterv: return FAMILY_SCATTER;
+    case SG_MPI_Gather: case SG_MPI_Igather:
+    case SG_MPI_Gatherv: case SG_MPI_Igatherv: return FAMILY_GATHER;
+    case SG_MPI_Allgather: case SG_MPI_Iallgather:
+    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv: return FAMILY_ALLGATHER;
+    case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
+    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv: return FAMILY_ALLTOALL;
+    case SG_MPI_Reduce: case SG_MPI_Ireduce: return FAMILY_REDUCE;
+    case SG_MPI_Allreduce: case SG_MPI_Iallreduce: return FAMILY_ALLREDUCE;
+    default: return FAMILY_REDUCE_SCATTER;
+    }
+}
+
+/* The bytes of the send and receive buffers one rank allocates (0: none,
+ * because the buffer is MPI_IN_PLACE or not significant on that rank).
+ * Both the allocation and --predict-memory use this; nothing else sizes
+ * buffers. Every non-root rank allocates the same. Returns 0, or -1 when a
+ * size does not fit in 64 bits. */
+struct buffer_bytes {
+    uint64_t send, recv;
+};
+
+static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, uint64_t procs,
+                        int is_root, int inplace, struct buffer_bytes *bytes)
+{
+    uint64_t n = count, all, send = 0, recv = 0;
+    if (__builtin_mul_overflow(n, procs, &all))
+        return -1;
+    switch (family_of(routine)) {
+    case FAMILY_BCAST:
+        recv = n;
+        break;
+    case FAMILY_SCATTER: /* in place: the root's block stays in sendbuf */
+        send = is_root ? all : 0;
+        recv = is_root && inplace ? 0 : n;
+        break;
+    case FAMILY_GATHER: /* in place: the root's block is already in recvbuf */
+        send = is_root && inplace ? 0 : n;
+        recv = is_root ? all : 0;
+        break;
+    case FAMILY_ALLGATHER:
+        send = inplace ? 0 : n;
+        recv = all;
+        break;
+    case FAMILY_ALLTOALL:
+        send = inplace ? 0 : all;
+        recv = all;
+        break;
+    case FAMILY_REDUCE:
+        send = is_root && inplace ? 0 : n;
+        recv = is_root ? n : 0;
+        break;
+    case FAMILY_ALLREDUCE:
+        send = inplace ? 0 : n;
+        recv = n;
+        break;
+    case FAMILY_REDUCE_SCATTER: /* in place: the whole input is in recvbuf */
+        send = inplace ? 0 : all;
+        recv = inplace ? all : n;
+        break;
+    }
+    if (__builtin_mul_overflow(send, (uint64_t)type_size, &bytes->send) ||
+        __builtin_mul_overflow(recv, (uint64_t)type_size, &bytes->recv))
+        return -1;
+    return 0;
+}
+
+struct bench {
     enum sg_routine routine;
-    int nonblocking, use_pmpi, reversed;
+    enum family family;
+    int nonblocking, use_pmpi, reversed, inplace;
     int rank, procs, root;
     int count;
     int size; /* bytes per element */
     MPI_Datatype type;
+    uint64_t salt;        /* the iteration: its data differ from the previous one's */
     int *counts, *displs; /* v-routines: every rank's block, as user code computes it */
     size_t *offsets;      /* where each block really starts, in elements */
+    void *send, *recv;
+    struct buffer_bytes bytes;
+    MPI_Comm agree_comm; /* point-to-point agreement only */
 };
 
 /* The element `i` that rank `src` sends to rank `dst` (0 when all get the same). */
-static uint64_t value(int src, int dst, size_t i)
+static uint64_t value(const struct bench *b, int src, int dst, size_t i)
 {
-    return (uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)i * 7u + 1u;
+    return (uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)i * 7u + b->salt * 1009u + 1u;
 }
 
 static uint64_t truncated(uint64_t v, int size)
@@ -71,302 +196,604 @@ static uint64_t get(const void *buf, size_t i, int size)
 /* What rank `r` contributes to element `i` of a reduction: small enough that
  * the sum over all ranks never overflows, because Open MPI 4.1's op/avx
  * saturates instead of wrapping (open-mpi/ompi#8045). */
-static uint64_t contribution(const struct probe *p, int r, size_t i)
+static uint64_t contribution(const struct bench *b, int r, size_t i)
 {
-    uint64_t limit = truncated(UINT64_MAX, p->size) / (uint64_t)p->procs + 1;
-    return limit == 0 ? value(r, 0, i) : value(r, 0, i) % limit; /* 0: P = 1, s = 8 */
+    uint64_t limit = truncated(UINT64_MAX, b->size) / (uint64_t)b->procs + 1;
+    return limit == 0 ? value(b, r, 0, i) : value(b, r, 0, i) % limit; /* 0: P = 1, s = 8 */
 }
 
 /* The sum over all ranks: what the reductions deliver. */
-static uint64_t sum(const struct probe *p, size_t i)
+static uint64_t sum(const struct bench *b, size_t i)
 {
     uint64_t total = 0;
-    for (int r = 0; r < p->procs; r++)
-        total += contribution(p, r, i);
+    for (int r = 0; r < b->procs; r++)
+        total += contribution(b, r, i);
     return total;
 }
 
-static void *buffer(const struct probe *p, size_t elements)
+/* Where rank r's block starts, in elements: packed in rank order for the
+ * regular routines, as laid out by layout() for the v-routines. */
+static size_t block(const struct bench *b, int r)
 {
-    void *buf = malloc(elements ? elements * (size_t)p->size : 1);
-    if (buf == NULL) {
-        fprintf(stderr, "fault_probe: rank %d: cannot allocate %zu elements\n", p->rank, elements);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    memset(buf, 0xA5, elements * (size_t)p->size);
-    return buf;
+    return sg_routines[b->routine].irregular ? b->offsets[r] : (size_t)r * (size_t)b->count;
 }
 
 /* Every rank's block of `count` elements, laid out one after another (or in
  * reverse rank order); displs summed in int like user code, so they wrap. */
-static void layout(struct probe *p)
+static void layout(struct bench *b)
 {
-    for (int k = 0; k < p->procs; k++) {
-        int i = p->reversed ? p->procs - 1 - k : k;
-        int previous = p->reversed ? i + 1 : i - 1;
-        p->counts[i] = p->count;
-        p->offsets[i] = (size_t)k * (size_t)p->count;
-        p->displs[i] = k == 0 ? 0
-                              : (int)(unsigned)((unsigned)p->displs[previous] +
-                                                (unsigned)p->counts[previous]);
+    for (int k = 0; k < b->procs; k++) {
+        int i = b->reversed ? b->procs - 1 - k : k;
+        int previous = b->reversed ? i + 1 : i - 1;
+        b->counts[i] = b->count;
+        b->offsets[i] = (size_t)k * (size_t)b->count;
+        b->displs[i] = k == 0 ? 0
+                              : (int)(unsigned)((unsigned)b->displs[previous] +
+                                                (unsigned)b->counts[previous]);
     }
 }
 
-static int complete(int err, MPI_Request *request)
+static int complete(const struct bench *b, int err, MPI_Request *request)
 {
-    return err == MPI_SUCCESS ? MPI_Wait(request, MPI_STATUS_IGNORE) : err;
+    if (err != MPI_SUCCESS)
+        return err;
+    return b->use_pmpi ? PMPI_Wait(request, MPI_STATUS_IGNORE)
+                       : MPI_Wait(request, MPI_STATUS_IGNORE);
 }
 
-/* Blocking or non-blocking, MPI_ or PMPI_: the same arguments. */
-#define RUN(Name, IName, ...)                                                                 \
-    (p->nonblocking                                                                           \
-         ? complete((p->use_pmpi ? PMPI_##IName : MPI_##IName)(__VA_ARGS__, &request), &request) \
-         : (p->use_pmpi ? PMPI_##Name : MPI_##Name)(__VA_ARGS__))
+/* Blocking or non-blocking, MPI_ or PMPI_: the same arguments; timed. */
+#define CALL(Name, IName, ...)                                                              \
+    (b->nonblocking ? complete(b,                                                           \
+                               (b->use_pmpi ? PMPI_##IName : MPI_##IName)(__VA_ARGS__,      \
+                                                                          &request),        \
+                               &request)                                                    \
+                    : (b->use_pmpi ? PMPI_##Name : MPI_##Name)(__VA_ARGS__))
+#define TIMED(...)                                                                          \
+    do {                                                                                    \
+        double started = MPI_Wtime();                                                       \
+        err = CALL(__VA_ARGS__);                                                            \
+        *elapsed = MPI_Wtime() - started;                                                   \
+    } while (0)
 
 struct check {
-    const struct probe *p;
+    const struct bench *b;
     const void *buf;
-    int bad;
+    size_t bad;
 };
 
 static void expect(struct check *k, size_t i, uint64_t v)
 {
-    uint64_t want = truncated(v, k->p->size), got = get(k->buf, i, k->p->size);
+    uint64_t want = truncated(v, k->b->size), got = get(k->buf, i, k->b->size);
     if (got != want && k->bad++ == 0)
-        fprintf(stderr, "fault_probe: rank %d: %s: element %zu is %llu, expected %llu\n",
-                k->p->rank, sg_routines[k->p->routine].name, i, (unsigned long long)got,
+        fprintf(stderr,
+                PROGRAM ": rank %d: %s count=%d iteration %llu: element %zu is %llu, "
+                        "expected %llu\n",
+                k->b->rank, sg_routines[k->b->routine].name, k->b->count,
+                (unsigned long long)k->b->salt, i, (unsigned long long)got,
                 (unsigned long long)want);
 }
 
-/* Run the collective; 0, or the MPI error code. *wrong counts bad elements. */
-static int run(struct probe *p, int *wrong)
+/* Fill a buffer with a pattern no delivered data is made of as a whole. */
+static void reset(void *buf, uint64_t bytes)
+{
+    if (bytes > 0)
+        memset(buf, 0xA5, (size_t)bytes);
+}
+
+/* One iteration: set the data up, run the collective (timed into *elapsed),
+ * validate. Returns 0 or the MPI error code; *wrong counts bad elements. */
+static int step(struct bench *b, double *elapsed, size_t *wrong)
 {
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Request request;
-    MPI_Datatype t = p->type;
-    size_t n = (size_t)p->count, all = n * (size_t)p->procs;
-    int root = p->root, me = p->rank, P = p->procs, err = MPI_ERR_OTHER;
-    int is_root = me == root;
-    void *send = NULL, *recv = NULL;
-    struct check k = {p, NULL, 0};
+    MPI_Datatype t = b->type;
+    size_t n = (size_t)b->count, all = n * (size_t)b->procs;
+    int root = b->root, me = b->rank, P = b->procs, err = MPI_ERR_OTHER;
+    int is_root = me == root, regular = !sg_routines[b->routine].irregular;
+    void *send = b->send, *recv = b->recv;
+    struct check k = {b, NULL, 0};
 
-    switch (p->routine) {
-    case SG_MPI_Bcast: case SG_MPI_Ibcast:
-        recv = buffer(p, n);
+    *elapsed = 0;
+    reset(recv, b->bytes.recv);
+    switch (b->family) {
+    case FAMILY_BCAST:
         for (size_t i = 0; is_root && i < n; i++)
-            put(recv, i, p->size, value(root, 0, i));
-        err = RUN(Bcast, Ibcast, recv, p->count, t, root, comm);
+            put(recv, i, b->size, value(b, root, 0, i));
+        TIMED(Bcast, Ibcast, recv, b->count, t, root, comm);
         k.buf = recv;
         for (size_t i = 0; i < n; i++)
-            expect(&k, i, value(root, 0, i));
+            expect(&k, i, value(b, root, 0, i));
         break;
-    case SG_MPI_Scatter: case SG_MPI_Iscatter:
-    case SG_MPI_Scatterv: case SG_MPI_Iscatterv: {
-        int regular = p->routine == SG_MPI_Scatter || p->routine == SG_MPI_Iscatter;
-        send = buffer(p, is_root ? all : 0);
-        recv = buffer(p, n);
+    case FAMILY_SCATTER: {
+        int in_place = b->inplace && is_root; /* the root's block stays in sendbuf */
+        void *rbuf = in_place ? MPI_IN_PLACE : recv;
         for (int r = 0; is_root && r < P; r++)
             for (size_t i = 0; i < n; i++)
-                put(send, (regular ? (size_t)r * n : p->offsets[r]) + i, p->size,
-                    value(root, r, i));
+                put(send, block(b, r) + i, b->size, value(b, root, r, i));
         if (regular)
-            err = RUN(Scatter, Iscatter, send, p->count, t, recv, p->count, t, root, comm);
+            TIMED(Scatter, Iscatter, send, b->count, t, rbuf, b->count, t, root, comm);
         else
-            err = RUN(Scatterv, Iscatterv, send, p->counts, p->displs, t, recv, p->count, t,
-                      root, comm);
-        k.buf = recv;
+            TIMED(Scatterv, Iscatterv, send, b->counts, b->displs, t, rbuf, b->count, t, root,
+                  comm);
+        k.buf = in_place ? send : recv;
+        size_t base = in_place ? block(b, root) : 0;
         for (size_t i = 0; i < n; i++)
-            expect(&k, i, value(root, me, i));
+            expect(&k, base + i, value(b, root, me, i));
         break;
     }
-    case SG_MPI_Gather: case SG_MPI_Igather:
-    case SG_MPI_Gatherv: case SG_MPI_Igatherv:
-    case SG_MPI_Allgather: case SG_MPI_Iallgather:
-    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv: {
-        enum sg_routine r0 = p->routine;
-        int rooted = r0 == SG_MPI_Gather || r0 == SG_MPI_Igather || r0 == SG_MPI_Gatherv ||
-                     r0 == SG_MPI_Igatherv;
-        int regular = r0 == SG_MPI_Gather || r0 == SG_MPI_Igather || r0 == SG_MPI_Allgather ||
-                      r0 == SG_MPI_Iallgather;
+    case FAMILY_GATHER:
+    case FAMILY_ALLGATHER: {
+        int rooted = b->family == FAMILY_GATHER;
+        int gets = !rooted || is_root;
+        int in_place = b->inplace && gets; /* this rank's block is already in recvbuf */
         int dst = rooted ? root : 0;
-        send = buffer(p, n);
-        recv = buffer(p, !rooted || is_root ? all : 0);
-        for (size_t i = 0; i < n; i++)
-            put(send, i, p->size, value(me, dst, i));
-        switch (r0) {
-        case SG_MPI_Gather: case SG_MPI_Igather:
-            err = RUN(Gather, Igather, send, p->count, t, recv, p->count, t, root, comm);
-            break;
-        case SG_MPI_Gatherv: case SG_MPI_Igatherv:
-            err = RUN(Gatherv, Igatherv, send, p->count, t, recv, p->counts, p->displs, t, root,
-                      comm);
-            break;
-        case SG_MPI_Allgather: case SG_MPI_Iallgather:
-            err = RUN(Allgather, Iallgather, send, p->count, t, recv, p->count, t, comm);
-            break;
-        default:
-            err = RUN(Allgatherv, Iallgatherv, send, p->count, t, recv, p->counts, p->displs, t,
-                      comm);
-            break;
+        const void *sbuf = in_place ? MPI_IN_PLACE : send;
+        for (size_t i = 0; i < n; i++) {
+            if (in_place)
+                put(recv, block(b, me) + i, b->size, value(b, me, dst, i));
+            else
+                put(send, i, b->size, value(b, me, dst, i));
         }
+        if (b->routine == SG_MPI_Gather || b->routine == SG_MPI_Igather)
+            TIMED(Gather, Igather, sbuf, b->count, t, recv, b->count, t, root, comm);
+        else if (b->routine == SG_MPI_Gatherv || b->routine == SG_MPI_Igatherv)
+            TIMED(Gatherv, Igatherv, sbuf, b->count, t, recv, b->counts, b->displs, t, root,
+                  comm);
+        else if (regular)
+            TIMED(Allgather, Iallgather, sbuf, b->count, t, recv, b->count, t, comm);
+        else
+            TIMED(Allgatherv, Iallgatherv, sbuf, b->count, t, recv, b->counts, b->displs, t,
+                  comm);
         k.buf = recv;
-        for (int r = 0; (!rooted || is_root) && r < P; r++)
+        for (int r = 0; gets && r < P; r++)
             for (size_t i = 0; i < n; i++)
-                expect(&k, (regular ? (size_t)r * n : p->offsets[r]) + i, value(r, dst, i));
+                expect(&k, block(b, r) + i, value(b, r, dst, i));
         break;
     }
-    case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv: {
-        int regular = p->routine == SG_MPI_Alltoall || p->routine == SG_MPI_Ialltoall;
-        send = buffer(p, all);
-        recv = buffer(p, all);
+    case FAMILY_ALLTOALL: {
+        void *input = b->inplace ? recv : send;
+        const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         for (int d = 0; d < P; d++)
             for (size_t i = 0; i < n; i++)
-                put(send, (regular ? (size_t)d * n : p->offsets[d]) + i, p->size,
-                    value(me, d, i));
+                put(input, block(b, d) + i, b->size, value(b, me, d, i));
         if (regular)
-            err = RUN(Alltoall, Ialltoall, send, p->count, t, recv, p->count, t, comm);
+            TIMED(Alltoall, Ialltoall, sbuf, b->count, t, recv, b->count, t, comm);
         else
-            err = RUN(Alltoallv, Ialltoallv, send, p->counts, p->displs, t, recv, p->counts,
-                      p->displs, t, comm);
+            TIMED(Alltoallv, Ialltoallv, sbuf, b->counts, b->displs, t, recv, b->counts,
+                  b->displs, t, comm);
         k.buf = recv;
         for (int r = 0; r < P; r++)
             for (size_t i = 0; i < n; i++)
-                expect(&k, (regular ? (size_t)r * n : p->offsets[r]) + i, value(r, me, i));
+                expect(&k, block(b, r) + i, value(b, r, me, i));
         break;
     }
-    case SG_MPI_Reduce: case SG_MPI_Ireduce:
-    case SG_MPI_Allreduce: case SG_MPI_Iallreduce: {
-        int rooted = p->routine == SG_MPI_Reduce || p->routine == SG_MPI_Ireduce;
-        send = buffer(p, n);
-        recv = buffer(p, n);
+    case FAMILY_REDUCE:
+    case FAMILY_ALLREDUCE: {
+        int rooted = b->family == FAMILY_REDUCE;
+        int gets = !rooted || is_root;
+        int in_place = b->inplace && gets; /* the input is in recvbuf */
+        void *input = in_place ? recv : send;
+        const void *sbuf = in_place ? MPI_IN_PLACE : send;
         for (size_t i = 0; i < n; i++)
-            put(send, i, p->size, contribution(p, me, i));
+            put(input, i, b->size, contribution(b, me, i));
         if (rooted)
-            err = RUN(Reduce, Ireduce, send, recv, p->count, t, MPI_SUM, root, comm);
+            TIMED(Reduce, Ireduce, sbuf, recv, b->count, t, MPI_SUM, root, comm);
         else
-            err = RUN(Allreduce, Iallreduce, send, recv, p->count, t, MPI_SUM, comm);
+            TIMED(Allreduce, Iallreduce, sbuf, recv, b->count, t, MPI_SUM, comm);
         k.buf = recv;
-        for (size_t i = 0; (!rooted || is_root) && i < n; i++)
-            expect(&k, i, sum(p, i));
+        for (size_t i = 0; gets && i < n; i++)
+            expect(&k, i, sum(b, i));
         break;
     }
-    case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
-    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
-        send = buffer(p, all);
-        recv = buffer(p, n);
+    case FAMILY_REDUCE_SCATTER: {
+        void *input = b->inplace ? recv : send; /* in place: the result lands in front */
+        const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         for (size_t i = 0; i < all; i++)
-            put(send, i, p->size, contribution(p, me, i));
-        if (p->routine == SG_MPI_Reduce_scatter || p->routine == SG_MPI_Ireduce_scatter)
-            err = RUN(Reduce_scatter, Ireduce_scatter, send, recv, p->counts, t, MPI_SUM, comm);
+            put(input, i, b->size, contribution(b, me, i));
+        if (b->routine == SG_MPI_Reduce_scatter || b->routine == SG_MPI_Ireduce_scatter)
+            TIMED(Reduce_scatter, Ireduce_scatter, sbuf, recv, b->counts, t, MPI_SUM, comm);
         else
-            err = RUN(Reduce_scatter_block, Ireduce_scatter_block, send, recv, p->count, t,
-                      MPI_SUM, comm);
+            TIMED(Reduce_scatter_block, Ireduce_scatter_block, sbuf, recv, b->count, t,
+                  MPI_SUM, comm);
         k.buf = recv;
         for (size_t i = 0; i < n; i++)
-            expect(&k, i, sum(p, (size_t)me * n + i));
+            expect(&k, i, sum(b, (size_t)me * n + i));
         break;
-    case SG_ROUTINE_COUNT: break;
     }
-    free(send);
-    free(recv);
+    }
     *wrong = err == MPI_SUCCESS ? k.bad : 0;
     return err;
 }
 
-/* Every rank exits with the worst outcome of all. Point-to-point, so the
- * preload under test does not see it. */
-static int agree(int outcome, int rank, int procs)
+/* Every rank learns the worst status and the longest time of all: a binomial
+ * tree of point-to-point messages up to rank 0 and back down. A message that
+ * fails makes the status at least an MPI error. */
+static void agree(const struct bench *b, int *status, double *seconds)
 {
-    int worst = outcome;
-    if (rank == 0) {
-        for (int r = 1; r < procs; r++) {
-            int other = PROBE_MPI_ERROR;
-            MPI_Recv(&other, 1, MPI_INT, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            worst = other > worst ? other : worst;
+    enum { UP = 1, DOWN = 2 };
+    double mine[2] = {*status, *seconds}, other[2];
+    int rank = b->rank, procs = b->procs, mask = 1;
+    for (; mask < procs; mask <<= 1) {
+        if (rank & mask) {
+            if (PMPI_Send(mine, 2, MPI_DOUBLE, rank - mask, UP, b->agree_comm) != MPI_SUCCESS &&
+                mine[0] < BENCH_MPI_ERROR)
+                mine[0] = BENCH_MPI_ERROR;
+            break;
         }
-        for (int r = 1; r < procs; r++)
-            MPI_Send(&worst, 1, MPI_INT, r, 1, MPI_COMM_WORLD);
-    } else if (MPI_Send(&outcome, 1, MPI_INT, 0, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-               MPI_Recv(&worst, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-                   MPI_SUCCESS) {
-        worst = outcome > PROBE_MPI_ERROR ? outcome : PROBE_MPI_ERROR;
+        if (rank + mask < procs) {
+            if (PMPI_Recv(other, 2, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
+                          MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                other[0] = BENCH_MPI_ERROR, other[1] = 0;
+            for (int j = 0; j < 2; j++)
+                mine[j] = other[j] > mine[j] ? other[j] : mine[j];
+        }
     }
-    return worst;
+    if (rank != 0 && PMPI_Recv(mine, 2, MPI_DOUBLE, rank - mask, DOWN, b->agree_comm,
+                               MPI_STATUS_IGNORE) != MPI_SUCCESS && mine[0] < BENCH_MPI_ERROR)
+        mine[0] = BENCH_MPI_ERROR;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rank + mask < procs)
+            PMPI_Send(mine, 2, MPI_DOUBLE, rank + mask, DOWN, b->agree_comm);
+    *status = (int)mine[0];
+    *seconds = mine[1];
 }
 
-static int usage(const char *program)
+/* A buffer of `bytes` bytes; for 0, `empty` (a distinct static address per
+ * buffer: MPICH rejects equal send and receive pointers as aliased even when
+ * nothing moves). */
+static void *allocate(const struct bench *b, uint64_t bytes, void *empty, int *status)
 {
-    fprintf(stderr, "usage: %s [-s 1|2|4|8] [-R ROOT] [-r] [-p] [-f] ROUTINE COUNT\n", program);
-    return PROBE_USAGE;
+    if (bytes == 0)
+        return empty;
+    void *buf = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
+    if (buf == NULL) {
+        fprintf(stderr, PROGRAM ": rank %d: %s count=%d: cannot allocate %llu bytes\n", b->rank,
+                sg_routines[b->routine].name, b->count, (unsigned long long)bytes);
+        *status = BENCH_OOM;
+    }
+    return buf;
+}
+
+/* Run one size `iters` times; the agreed status, and in *seconds the
+ * longest mean time of one call over the ranks. */
+static int run_size(struct bench *b, int iters, double *seconds)
+{
+    static uint64_t empty_send, empty_recv;
+    int status = BENCH_PASS;
+    double total = 0;
+    const char *name = sg_routines[b->routine].name;
+    *seconds = 0;
+    b->send = b->recv = NULL;
+    if (buffer_bytes(b->routine, (uint64_t)b->count, b->size, (uint64_t)b->procs,
+                     b->rank == b->root, b->inplace, &b->bytes) != 0) {
+        fprintf(stderr, PROGRAM ": rank %d: %s count=%d: buffers exceed 2^64 bytes\n", b->rank,
+                name, b->count);
+        status = BENCH_OOM;
+    } else {
+        b->send = allocate(b, b->bytes.send, &empty_send, &status);
+        b->recv = allocate(b, b->bytes.recv, &empty_recv, &status);
+    }
+    agree(b, &status, seconds); /* before the call: every rank knows who has memory */
+
+    for (int done = 0; status == BENCH_PASS && done < iters;) {
+        double elapsed;
+        size_t wrong = 0;
+        b->salt = (uint64_t)done;
+        int err = step(b, &elapsed, &wrong);
+        total += elapsed;
+        done++;
+        if (err != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int length = 0;
+            if (MPI_Error_string(err, text, &length) != MPI_SUCCESS)
+                snprintf(text, sizeof text, "unknown error");
+            fprintf(stderr, PROGRAM ": rank %d: %s count=%d returned %d (%s)\n", b->rank, name,
+                    b->count, err, text);
+            status = BENCH_MPI_ERROR;
+        } else if (wrong > 0) {
+            fprintf(stderr, PROGRAM ": rank %d: %s count=%d delivered %zu wrong elements\n",
+                    b->rank, name, b->count, wrong);
+            status = BENCH_WRONG_DATA;
+        }
+        *seconds = total / done;
+        agree(b, &status, seconds);
+    }
+    if (b->send != &empty_send)
+        free(b->send);
+    if (b->recv != &empty_recv)
+        free(b->recv);
+    b->send = b->recv = NULL;
+    return status;
+}
+
+struct options {
+    int routine;
+    int *counts;
+    size_t ncounts;
+    int type_size, iters, root, procs;
+    int inplace, reversed, use_pmpi, fatal, predict;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROGRAM " -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]\n"
+            "                        [--root R] [--inplace] [--reverse] [--pmpi] [--fatal]\n"
+            "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE] --procs P\n"
+            "                        [--root R] [--inplace]\n"
+            "\n"
+            "Runs one of the 26 collectives (MPI_Bcast ... MPI_Ireduce_scatter_block) at each\n"
+            "COUNT in turn (ascending, each 0..INT_MAX; it stops at the first that does not\n"
+            "pass), validating every element delivered; rank 0 prints one line per size.\n"
+            "\n"
+            "  -c, --routine ROUTINE   the collective, e.g. MPI_Gatherv\n"
+            "  -n, --count COUNT,...   elements of one message (per rank; v-routines: each\n"
+            "                          rank's block; Bcast, Reduce, Allreduce: the vector)\n"
+            "  -s, --type-size S       unsigned elements of 1, 2, 4 or 8 bytes (default 1)\n"
+            "  -i, --iters I           calls per size, each validated (default 1)\n"
+            "  -R, --root R            root of the rooted routines (default 0)\n"
+            "      --inplace           MPI_IN_PLACE wherever the standard allows it\n"
+            "  -r, --reverse           the v-routines' blocks in reverse rank order\n"
+            "  -p, --pmpi              call PMPI_* instead of MPI_*\n"
+            "  -f, --fatal             keep MPI_ERRORS_ARE_FATAL (default: ERRORS_RETURN)\n"
+            "      --predict-memory    print bytes_total=N bytes_max_rank=M, the buffer bytes\n"
+            "                          of that call over --procs P ranks and on the largest\n"
+            "                          rank, without running MPI\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "Exit status: 0 pass, 2 usage, 3 wrong data, 4 MPI error, 5 out of memory.\n");
+}
+
+__attribute__((format(printf, 1, 2))) static int bad_usage(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, PROGRAM ": ");
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n(" PROGRAM " --help for usage)\n");
+    va_end(args);
+    return BENCH_USAGE;
+}
+
+/* A decimal in [min, max], the whole of text[0..length); 0 or -1. */
+static int parse_int(const char *text, size_t length, long min, long max, int *out)
+{
+    char digits[32];
+    if (length == 0 || length >= sizeof digits)
+        return -1;
+    memcpy(digits, text, length);
+    digits[length] = '\0';
+    char *end;
+    long long v = strtoll(digits, &end, 10);
+    if (*end != '\0' || digits[0] == '+' || digits[0] == ' ' || v < min || v > max)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_counts(const char *text, struct options *o)
+{
+    size_t commas = 0;
+    for (const char *c = text; *c; c++)
+        commas += *c == ',';
+    free(o->counts);
+    o->counts = calloc(commas + 1, sizeof *o->counts);
+    if (o->counts == NULL)
+        return bad_usage("out of memory reading -n \"%s\"", text);
+    o->ncounts = 0;
+    for (const char *start = text;; ) {
+        size_t length = strcspn(start, ",");
+        int v;
+        if (parse_int(start, length, 0, INT_MAX, &v) != 0)
+            return bad_usage("bad COUNT \"%.*s\" in -n \"%s\": an integer in 0..%d",
+                             (int)length, start, text, INT_MAX);
+        if (o->ncounts > 0 && v <= o->counts[o->ncounts - 1])
+            return bad_usage("bad COUNT \"%.*s\" in -n \"%s\": the COUNTs must be ascending",
+                             (int)length, start, text);
+        o->counts[o->ncounts++] = v;
+        if (start[length] == '\0')
+            break;
+        start += length + 1;
+    }
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    enum { OPT_INPLACE = 256, OPT_PREDICT, OPT_PROCS };
+    static const struct option longs[] = {
+        {"routine", required_argument, NULL, 'c'},
+        {"count", required_argument, NULL, 'n'},
+        {"type-size", required_argument, NULL, 's'},
+        {"iters", required_argument, NULL, 'i'},
+        {"root", required_argument, NULL, 'R'},
+        {"inplace", no_argument, NULL, OPT_INPLACE},
+        {"reverse", no_argument, NULL, 'r'},
+        {"pmpi", no_argument, NULL, 'p'},
+        {"fatal", no_argument, NULL, 'f'},
+        {"predict-memory", no_argument, NULL, OPT_PREDICT},
+        {"procs", required_argument, NULL, OPT_PROCS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int option, err;
+    o->routine = -1;
+    o->type_size = 1;
+    o->iters = 1;
+    o->procs = -1;
+    opterr = 0; /* the messages below name the argument */
+    while ((option = getopt_long(argc, argv, ":c:n:s:i:R:rpfh", longs, NULL)) != -1) {
+        switch (option) {
+        case 'c':
+            o->routine = sg_routine_by_name(optarg);
+            if (o->routine < 0)
+                return bad_usage("unknown ROUTINE \"%s\" in -c (one of the 26, e.g. MPI_Gatherv)",
+                                 optarg);
+            break;
+        case 'n':
+            if ((err = parse_counts(optarg, o)) != 0)
+                return err;
+            break;
+        case 's':
+            if (parse_int(optarg, strlen(optarg), 1, 8, &o->type_size) != 0 ||
+                (o->type_size & (o->type_size - 1)) != 0)
+                return bad_usage("bad TYPE_SIZE \"%s\" in -s: 1, 2, 4 or 8", optarg);
+            break;
+        case 'i':
+            if (parse_int(optarg, strlen(optarg), 1, INT_MAX, &o->iters) != 0)
+                return bad_usage("bad ITERS \"%s\" in -i: an integer >= 1", optarg);
+            break;
+        case 'R':
+            if (parse_int(optarg, strlen(optarg), 0, INT_MAX, &o->root) != 0)
+                return bad_usage("bad root \"%s\" in --root: an integer >= 0", optarg);
+            break;
+        case OPT_PROCS:
+            if (parse_int(optarg, strlen(optarg), 1, INT_MAX, &o->procs) != 0)
+                return bad_usage("bad P \"%s\" in --procs: an integer >= 1", optarg);
+            break;
+        case OPT_INPLACE: o->inplace = 1; break;
+        case 'r': o->reversed = 1; break;
+        case 'p': o->use_pmpi = 1; break;
+        case 'f': o->fatal = 1; break;
+        case OPT_PREDICT: o->predict = 1; break;
+        case 'h': usage(stdout); return -1;
+        case ':':
+            if (strncmp(argv[optind - 1], "--", 2) == 0)
+                return bad_usage("option %s needs an argument", argv[optind - 1]);
+            return bad_usage("option -%c needs an argument", optopt);
+        default:
+            if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
+                return bad_usage("unknown option \"%s\"", argv[optind - 1]);
+            return bad_usage("unknown option -%c", optopt);
+        }
+    }
+    if (optind < argc)
+        return bad_usage("unexpected argument \"%s\"", argv[optind]);
+    if (o->routine < 0)
+        return bad_usage("missing -c ROUTINE");
+    if (o->ncounts == 0)
+        return bad_usage("missing -n COUNT");
+    const char *name = sg_routines[o->routine].name;
+    if (o->inplace && family_of((enum sg_routine)o->routine) == FAMILY_BCAST)
+        return bad_usage("--inplace: %s has no MPI_IN_PLACE", name);
+    if (o->predict) {
+        if (o->procs < 0)
+            return bad_usage("--predict-memory needs --procs P");
+        if (o->ncounts != 1)
+            return bad_usage("--predict-memory takes one COUNT");
+        if (o->root >= o->procs)
+            return bad_usage("bad --root %d: not a rank of --procs %d", o->root, o->procs);
+    } else if (o->procs >= 0) {
+        return bad_usage("--procs only goes with --predict-memory");
+    }
+    return 0;
+}
+
+/* --predict-memory: the buffers of that call over P ranks, from buffer_bytes(). */
+static int predict(const struct options *o)
+{
+    struct buffer_bytes root, other = {0, 0};
+    enum sg_routine routine = (enum sg_routine)o->routine;
+    uint64_t total, max, root_bytes, other_bytes = 0, others;
+    int overflow =
+        buffer_bytes(routine, (uint64_t)o->counts[0], o->type_size, (uint64_t)o->procs, 1,
+                     o->inplace, &root) != 0 ||
+        (o->procs > 1 && buffer_bytes(routine, (uint64_t)o->counts[0], o->type_size,
+                                      (uint64_t)o->procs, 0, o->inplace, &other) != 0) ||
+        __builtin_add_overflow(root.send, root.recv, &root_bytes) ||
+        __builtin_add_overflow(other.send, other.recv, &other_bytes) ||
+        __builtin_mul_overflow(other_bytes, (uint64_t)(o->procs - 1), &others) ||
+        __builtin_add_overflow(root_bytes, others, &total);
+    if (overflow) {
+        fprintf(stderr, PROGRAM ": --predict-memory: more than 2^64 bytes\n");
+        return BENCH_USAGE;
+    }
+    max = root_bytes > other_bytes ? root_bytes : other_bytes;
+    printf("bytes_total=%llu bytes_max_rank=%llu\n", (unsigned long long)total,
+           (unsigned long long)max);
+    return fflush(stdout) == 0 ? BENCH_PASS : BENCH_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-    struct probe p = {.size = 1};
-    int fatal = 0, option;
-    while ((option = getopt(argc, argv, "s:R:rpf")) != -1) {
-        switch (option) {
-        case 's': p.size = atoi(optarg); break;
-        case 'R': p.root = atoi(optarg); break;
-        case 'r': p.reversed = 1; break;
-        case 'p': p.use_pmpi = 1; break;
-        case 'f': fatal = 1; break;
-        default: return usage(argv[0]);
-        }
+    struct options o = {0};
+    int status = parse_options(argc, argv, &o);
+    if (status != 0) {
+        free(o.counts);
+        return status < 0 ? BENCH_PASS : status; /* < 0: --help */
     }
-    if (argc - optind != 2)
-        return usage(argv[0]);
-    int routine = sg_routine_by_name(argv[optind]);
-    char *end;
-    long count = strtol(argv[optind + 1], &end, 10);
-    if (routine < 0 || *end != '\0' || count < 0 || count > INT_MAX ||
-        (p.size != 1 && p.size != 2 && p.size != 4 && p.size != 8))
-        return usage(argv[0]);
-    p.routine = (enum sg_routine)routine;
-    p.nonblocking = strncmp(argv[optind], "MPI_I", 5) == 0; /* no blocking name starts so */
-    p.count = (int)count;
-    p.type = p.size == 1 ? MPI_UINT8_T
-             : p.size == 2 ? MPI_UINT16_T
-             : p.size == 4 ? MPI_UINT32_T
-                           : MPI_UINT64_T;
+    if (o.predict) {
+        status = predict(&o);
+        free(o.counts);
+        return status;
+    }
+
+    struct bench b = {
+        .routine = (enum sg_routine)o.routine,
+        .family = family_of((enum sg_routine)o.routine),
+        .nonblocking = strncmp(sg_routines[o.routine].name, "MPI_I", 5) == 0,
+        .use_pmpi = o.use_pmpi,
+        .reversed = o.reversed,
+        .inplace = o.inplace,
+        .root = o.root,
+        .size = o.type_size,
+        .type = o.type_size == 1   ? MPI_UINT8_T
+                : o.type_size == 2 ? MPI_UINT16_T
+                : o.type_size == 4 ? MPI_UINT32_T
+                                   : MPI_UINT64_T,
+    }; /* no blocking routine's name starts with MPI_I */
 
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &p.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p.procs);
-    if (p.root < 0 || p.root >= p.procs) {
-        if (p.rank == 0)
-            fprintf(stderr, "fault_probe: root %d is not a rank of %d\n", p.root, p.procs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.procs);
+    if (b.root >= b.procs) {
+        if (b.rank == 0)
+            fprintf(stderr, PROGRAM ": bad --root %d: not a rank of %d\n", b.root, b.procs);
         MPI_Finalize();
-        return PROBE_USAGE;
+        free(o.counts);
+        return BENCH_USAGE;
     }
-    if (!fatal)
+    PMPI_Comm_dup(MPI_COMM_WORLD, &b.agree_comm);
+    if (!o.fatal) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    p.counts = calloc((size_t)p.procs, sizeof *p.counts);
-    p.displs = calloc((size_t)p.procs, sizeof *p.displs);
-    p.offsets = calloc((size_t)p.procs, sizeof *p.offsets);
-    if (p.counts == NULL || p.displs == NULL || p.offsets == NULL)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    layout(&p);
-
-    int wrong = 0, outcome = PROBE_PASS;
-    int err = run(&p, &wrong);
-    if (err != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int length;
-        MPI_Error_string(err, text, &length);
-        fprintf(stderr, "fault_probe: rank %d: %s returned %d (%s)\n", p.rank, argv[optind], err,
-                text);
-        outcome = PROBE_MPI_ERROR;
-    } else if (wrong > 0) {
-        fprintf(stderr, "fault_probe: rank %d: %s delivered %d wrong elements\n", p.rank,
-                argv[optind], wrong);
-        outcome = PROBE_WRONG_DATA;
+        MPI_Comm_set_errhandler(b.agree_comm, MPI_ERRORS_RETURN);
     }
-    outcome = agree(outcome, p.rank, p.procs);
-    free(p.counts);
-    free(p.displs);
-    free(p.offsets);
+    if (b.rank == 0) {
+        /* a header line, as the OSU benchmarks print: which MPI this ran on */
+        char library[MPI_MAX_LIBRARY_VERSION_STRING];
+        int length;
+        MPI_Get_library_version(library, &length);
+        library[strcspn(library, "\n")] = '\0';
+        printf("# " PROGRAM ": mpi_library=%s\n", library);
+    }
+    b.counts = calloc((size_t)b.procs, sizeof *b.counts);
+    b.displs = calloc((size_t)b.procs, sizeof *b.displs);
+    b.offsets = calloc((size_t)b.procs, sizeof *b.offsets);
+    if (b.counts == NULL || b.displs == NULL || b.offsets == NULL) {
+        fprintf(stderr, PROGRAM ": rank %d: cannot allocate the layout of %d ranks\n", b.rank,
+                b.procs);
+        MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);
+    }
+
+    status = BENCH_PASS;
+    for (size_t c = 0; status == BENCH_PASS && c < o.ncounts; c++) {
+        double seconds;
+        b.count = o.counts[c];
+        layout(&b);
+        status = run_size(&b, o.iters, &seconds);
+        if (b.rank == 0) {
+            printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
+                           "iters=%d result=%s seconds=%.6f\n",
+                   sg_routines[b.routine].name, b.count, b.size, b.procs, b.root, b.inplace,
+                   o.iters, result_name(status), seconds);
+            fflush(stdout);
+        }
+    }
+    free(b.counts);
+    free(b.displs);
+    free(b.offsets);
+    free(o.counts);
+    PMPI_Comm_free(&b.agree_comm);
     MPI_Finalize();
-    return outcome;
+    return status;
 }
