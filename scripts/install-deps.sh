@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev                      # libFuzzer, sanitizers
   shellcheck                                    # the scripts' lint
   slurm-wlm munge                               # jobs/local-slurm.sh: a one-node Slurm
+  libpmix-dev                                   # srun --mpi=pmix dlopens libpmix.so
 )
 
 missing=()

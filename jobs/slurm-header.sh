@@ -1,0 +1,42 @@
+#!/bin/bash
+# The site's part of every batch job ScaleGuard's launch-slurm submits: a site
+# admin edits this file (installed as PREFIX/share/scaleguard/jobs/; or copy
+# the folder and point SCALEGUARD_JOBS_DIR at the copy). What runs the
+# program is slurm-body.sh, which is not meant to be edited.
+#
+# launch-slurm replaces, for each job, these placeholders (each written
+# between two @ signs, as in the lines below):
+#   JOB_NAME            its --job-name (default scaleguard)
+#   PROCS               ranks: one task each, one CPU per task
+#   TIME_MINUTES        the time limit in whole minutes, rounded up, plus one:
+#                       the job enforces the launcher's second-level limit
+#                       itself, Slurm's limit is only the backstop
+#   MEMORY_MB           --memory-limit in MiB (rounded up): the whole job
+#   MEMORY_PER_TASK_MB  the same divided among the ranks
+#   LOG                 the launcher's --log file (opened for appending)
+# A line with a memory placeholder is left out of a job without
+# --memory-limit. Lines starting "##SBATCH" are inactive: remove one "#" to
+# use one. Keep every #SBATCH line above the first command; the commands at
+# the end run before the program.
+#
+#SBATCH --job-name=@JOB_NAME@
+#SBATCH --ntasks=@PROCS@
+#SBATCH --cpus-per-task=1
+#SBATCH --time=@TIME_MINUTES@
+#SBATCH --output="@LOG@"
+# --mem is per node, the whole job's only as long as the job has one node:
+# for jobs that span nodes, swap it for the --mem-per-cpu line.
+#SBATCH --nodes=1
+#SBATCH --mem=@MEMORY_MB@
+##SBATCH --mem-per-cpu=@MEMORY_PER_TASK_MB@
+##SBATCH --partition=NAME
+##SBATCH --account=NAME
+##SBATCH --qos=NAME
+##SBATCH --reservation=NAME
+##SBATCH --constraint=FEATURE
+##SBATCH --exclusive
+##SBATCH --ntasks-per-node=N
+##SBATCH --switches=1
+
+# Site set-up before the run, e.g.:
+# module load mpi/openmpi

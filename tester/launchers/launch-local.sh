@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# launch-local: run an MPI program on P ranks of this machine with this
+# tree's own mpiexec. Interface and status line: launch-common.sh.
+#
+# - Environment reaches the ranks the way this MPI takes it: Open MPI
+#   `-x NAME=VALUE`, MPICH `-genv NAME VALUE`; LD_PRELOAD too, so mpiexec
+#   itself is never preloaded.
+# - --memory-limit BYTES: every process of the job gets an address-space limit
+#   (`ulimit -v`) of BYTES: no rank may map more than the whole job may use.
+#   (Not BYTES/P: the root of a rooted collective needs far more than the
+#   others; the driver predicts the job's total before it starts it.) The MPI
+#   runtime alone needs a few hundred MiB of address space per rank (450000
+#   KiB works with both MPIs here). Past the limit malloc fails instead of
+#   the kernel killing, so oom is told from the job's own out-of-memory
+#   message (a rank dying of SIGKILL that the launcher did not send counts
+#   as oom too: that is the kernel's OOM killer).
+# - --time-limit: the job runs in a session of its own (setsid). At the limit
+#   every process of that session gets SIGTERM and, 2 s later, SIGKILL; the
+#   same happens to whatever is left of the session when mpiexec exits, so no
+#   rank outlives the launcher, not even one whose mpiexec died first.
+# - Exit codes: mpiexec passes a rank's exit code on (MPICH: the code itself;
+#   Open MPI: the first failing rank's). A rank's signal is read from the
+#   launcher's own report, since MPICH returns the bare signal number.
+set -euo pipefail
+# shellcheck source=launch-common.sh
+source "$(dirname "$(readlink -f "$0")")/launch-common.sh"
+
+parse_arguments "$@"
+load_mpi_env
+command -v "$SCALEGUARD_MPIEXEC" >/dev/null || die "$SCALEGUARD_MPIEXEC not found"
+address_space=''
+if [[ -n $memory_limit ]]; then
+  address_space=$((memory_limit / 1024))
+  ((address_space > 0)) || bad_usage "--memory-limit $memory_limit is less than 1 KiB"
+fi
+
+read -ra mpiexec <<<"$SCALEGUARD_MPIEXEC_FLAGS"
+mpiexec=("$SCALEGUARD_MPIEXEC" "${mpiexec[@]}" -n "$procs")
+pass_env() {
+  if [[ $SCALEGUARD_MPI_FLAVOR == openmpi ]]; then
+    mpiexec+=(-x "$1=$2")
+  else
+    mpiexec+=(-genv "$1" "$2")
+  fi
+}
+for setting in "${job_env[@]}"; do
+  pass_env "${setting%%=*}" "${setting#*=}"
+done
+if ((${#preloads[@]})); then
+  pass_env LD_PRELOAD "$(rank_preload)"
+fi
+
+# Microseconds since the epoch, from bash's own clock (no subprocess).
+now_us() {
+  local t=$EPOCHREALTIME
+  echo $((10#${t/./}))
+}
+
+open_log
+note "$procs ranks, time limit ${time_limit}s${address_space:+, ulimit -v $address_space KiB per process}"
+
+# Is any process of the session still there? (Zombies are dead already and
+# are reaped by whoever inherited them.)
+session_alive() {
+  # shellcheck disable=SC2009 # pgrep would count the zombies
+  ps -o stat= -s "$job" 2>/dev/null | grep -qv '^Z'
+}
+
+# Ends every process of the job's session: SIGTERM, up to 2 s to go, SIGKILL.
+end_session() {
+  session_alive || return 0
+  pkill -TERM -s "$job" 2>/dev/null || true
+  local tick
+  for ((tick = 0; tick < 20; tick++)); do
+    session_alive || return 0
+    sleep 0.1
+  done
+  note "processes left 2 s after SIGTERM: sending SIGKILL"
+  while session_alive; do
+    pkill -KILL -s "$job" 2>/dev/null || true
+    sleep 0.1
+  done
+}
+
+# interrupted WHAT STATUS: the launcher is being stopped; so is the job.
+interrupted() {
+  note "$1: ending the job"
+  kill "$sleeper" 2>/dev/null || true
+  end_session
+  exit "$2"
+}
+
+started=$(now_us)
+(
+  if [[ -n $address_space ]]; then
+    ulimit -v "$address_space"
+  fi
+  # This subshell is not a process group leader, so setsid makes it the
+  # leader of a new session without forking: the session id is $job.
+  exec setsid env -u LD_PRELOAD "${mpiexec[@]}" "${program[@]}"
+) </dev/null >>"$log" 2>&1 &
+job=$!
+sleep "$time_limit" &
+sleeper=$!
+trap 'interrupted "interrupted by SIGINT" 130' INT
+trap 'interrupted "interrupted by SIGTERM" 143' TERM
+trap 'interrupted "interrupted by SIGHUP" 129' HUP
+
+finished=''
+if wait -n -p finished "$job" "$sleeper"; then rc=0; else rc=$?; fi
+ended=$(now_us)
+timed_out=''
+if [[ $finished == "$job" ]]; then
+  kill "$sleeper" 2>/dev/null || true
+  wait "$sleeper" || true
+elif ((rc != 0)); then
+  interrupted "the timer was killed" 1
+else
+  timed_out=1
+  note "time limit of ${time_limit}s reached: ending the job"
+  end_session
+  wait "$job" || true
+fi
+end_session
+trap - INT TERM HUP
+elapsed=$((ended - started))
+seconds=$(printf '%d.%03d' $((elapsed / 1000000)) $((elapsed % 1000000 / 1000)))
+
+# The signal a rank died of, from mpiexec's report: MPICH "... EXIT STRING:
+# Segmentation fault (signal 11)", Open MPI "... exited on signal 11 (...)".
+signal=$(grep -v "^$launcher: " "$log" | sed -nE \
+  -e '/TERMINATED WITH THE EXIT STRING: .*\(signal [0-9]+\)/{s/.*\(signal ([0-9]+)\).*/\1/p;q}' \
+  -e '/exited on signal [0-9]+/{s/.*exited on signal ([0-9]+).*/\1/p;q}' || true)
+
+if [[ -n $timed_out ]]; then
+  report timeout 124 "$seconds"
+elif ((rc == 0)); then
+  report completed 0 "$seconds"
+elif [[ $signal == 9 ]]; then
+  report oom 137 "$seconds"
+elif [[ -n $signal ]]; then
+  if oom_in_log; then
+    report oom $((128 + signal)) "$seconds"
+  else
+    report signal $((128 + signal)) "$seconds"
+  fi
+elif oom_in_log; then
+  report oom "$rc" "$seconds"
+else
+  report failed "$rc" "$seconds"
+fi
