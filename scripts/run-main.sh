@@ -1,14 +1,84 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build both MPI trees and install
-# each under PREFIX/<mpi> (default: ./install).
+# The main job, on a fresh Debian 12 machine as root:
+#   1. install what is missing, build both MPI trees, install each under
+#      PREFIX/<mpi> (default ./install);
+#   2. for each MPI, run the tester on this platform's known scaling problem
+#      (DESIGN.md; MPICH 4.0.2 MPI_Scatter, Open MPI 4.1.4 MPI_Reduce_scatter)
+#      and write configs/<host>-<mpi>.ini; with --full, on all 26 collectives
+#      (hours, not minutes);
+#   3. run an application that hits the problem (scaleguard-bench, which
+#      checks every byte) without and with libscaleguard.so and that INI.
+# The tester's state stays in build/<mpi>/main-state: run again, it redoes no
+# finished job. Needs about 10 GiB of memory for the application runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=${SCALEGUARD_PREFIX:-$PWD/install}
+full=0
+case ${1:-} in
+  '') ;;
+  --full) full=1 ;;
+  *) echo "usage: scripts/run-main.sh [--full]" >&2; exit 2 ;;
+esac
 
 scripts/install-deps.sh
 scripts/build.sh
 for mpi in mpich openmpi; do
-  cmake --install "build/$mpi" --prefix "$prefix/$mpi"
+  cmake --install "build/$mpi" --prefix "$prefix/$mpi" >/dev/null
 done
+echo "run-main: installed $prefix/mpich and $prefix/openmpi"
+
+# The known problem of each MPI here: the tester's shape, and the
+# application's (ranks, bench arguments) just past the bound.
+declare -A probe_shape=([mpich]="MPI_Scatter 3" [openmpi]="MPI_Reduce_scatter 2")
+declare -A application=([mpich]="3 -c MPI_Scatter -n 750000000"
+  [openmpi]="2 -c MPI_Reduce_scatter -n 1100000000")
+host=$(hostname -s)
+summary=()
+
+# run_application PREFIX INI|- ARGS...: prints the launcher's status word
+run_application() {
+  local install=$1 ini=$2 procs=$3 log
+  shift 3
+  log=$(mktemp)
+  local launch=("$install/libexec/scaleguard/launch-local" --procs "$procs" --time-limit 600
+    --log "$log")
+  if [[ $ini != - ]]; then
+    launch+=(--preload "$install/lib/libscaleguard.so" --env SCALEGUARD_CONFIG="$ini"
+      --env SCALEGUARD_LOG=info)
+  fi
+  local line
+  line=$("${launch[@]}" -- "$install/bin/scaleguard-bench" "$@")
+  local status=${line%% *}
+  status=${status#status=}
+  local how
+  how=$(sed -n 's/^scaleguard: .*: class \([A-Z]\), .*: \(W[0-9A-Z-]*\)$/class \1, \2/p' "$log" |
+    head -1)
+  echo "$status${how:+ ($how)}"
+  rm -f "$log"
+}
+
+for mpi in mpich openmpi; do
+  install=$prefix/$mpi
+  ini=configs/$host-$mpi.ini
+  read -r routine procs <<<"${probe_shape[$mpi]}"
+  collective=$routine
+  ((full)) && collective=all
+  echo "run-main: $mpi: tester on $collective, P=$procs, s=1 (log: build/$mpi/main-probe.log)"
+  "$install/bin/scaleguard-probe" --collective "$collective" --procs "$procs" --type-size 1 \
+    --output "$ini" --state "build/$mpi/main-state" >"build/$mpi/main-probe.log"
+  found=$(sed -n "s/^probe: $routine: \(class=.*\)/\1/p" "build/$mpi/main-probe.log" | tail -1)
+  summary+=("$mpi: tester wrote $ini")
+  summary+=("  $routine: ${found:-no failure found}")
+
+  read -r app_procs app_args <<<"${application[$mpi]}"
+  read -ra app_args <<<"$app_args"
+  echo "run-main: $mpi: application ${app_args[*]} at P=$app_procs, without and with ScaleGuard"
+  bare=$(run_application "$install" - "$app_procs" "${app_args[@]}")
+  protected=$(run_application "$install" "$PWD/$ini" "$app_procs" "${app_args[@]}")
+  summary+=("  application ${app_args[1]} n=${app_args[3]} P=$app_procs: without ScaleGuard $bare;")
+  summary+=("    with libscaleguard.so and $ini: $protected")
+done
+
 echo
-echo "ScaleGuard installed: $prefix/mpich and $prefix/openmpi"
+echo "ScaleGuard on $host"
+printf '  %s\n' "${summary[@]}"

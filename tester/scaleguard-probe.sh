@@ -257,6 +257,13 @@ next_limit() {
     'BEGIN { t = int(10 * wall + 0.999); print (t > floor ? t : floor) }'
 }
 
+# In the refinement, sizes go down as well as up: keep the larger limit.
+larger_limit() {
+  local next
+  next=$(next_limit "$2")
+  echo $((next > $1 ? next : $1))
+}
+
 # The bench's buffer bytes for one job (all ranks), as it allocates them.
 buffer_bytes() {
   local routine=$1 p=$2 s=$3 n=$4 line
@@ -267,8 +274,15 @@ buffer_bytes() {
   echo "${line%% *}"
 }
 
-# Predicted bytes of one job: the buffers plus the MPI runtime.
-predicted_bytes() { echo $(($(buffer_bytes "$@") + $2 * RUNTIME_BYTES_PER_RANK)); }
+# Predicted bytes of one job: the buffers plus the MPI runtime. A reduction's
+# algorithm may hold temporaries as large as its buffers (Open MPI's
+# Reduce_scatter does), so they count twice.
+predicted_bytes() {
+  local buffers
+  buffers=$(buffer_bytes "$@")
+  [[ ${1,,} != *reduce* ]] || buffers=$((2 * buffers))
+  echo $((buffers + $2 * RUNTIME_BYTES_PER_RANK))
+}
 
 fits() { (($(predicted_bytes "$@") <= memory_limit)); }
 
@@ -283,11 +297,13 @@ grid_point() {
 
 failed=0 verdict_runs=
 
-# p for pass, f for a failure, - for a size not run (or not runnable).
+# p for pass, f for a failure, - for a size not run (or not runnable). Out
+# of memory says nothing about the bug's form (memory is this machine's
+# limit, and it grows with s and P), so it counts as not run.
 letter() {
   local value=${outcome[$1]:-}
   case $value in
-    '') echo - ;;
+    '' | oom) echo - ;;
     pass) echo p ;;
     *) echo f ;;
   esac
@@ -373,7 +389,12 @@ search() {
       mid=$(((low + high) / 2))
       n=$(grid_point "$mid")
       run_job "$routine" "$p" "$s" "$limit" "$n"
-      [[ ${outcome[$p:$s:$n]} == pass ]] && low=$mid || high=$mid
+      if [[ ${outcome[$p:$s:$n]} == pass ]]; then
+        low=$mid
+        limit=$(larger_limit "$limit" "$job_wall")
+      else
+        high=$mid
+      fi
     done
   else
     for ((mid = 1; mid < steps; mid++)); do
@@ -381,6 +402,7 @@ search() {
       run_job "$routine" "$p" "$s" "$limit" "$n"
       [[ ${outcome[$p:$s:$n]} == pass ]] || break
       low=$mid
+      limit=$(larger_limit "$limit" "$job_wall")
     done
     high=$((low + 1))
   fi
