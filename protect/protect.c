@@ -15,9 +15,13 @@
  *    Allreduce of every rank's need, where any rank's need for W1-B makes
  *    every rank cut) and is paid only for routines that
  *    have a bound in the configuration. Routines without one, the common
- *    case, never send anything extra. */
+ *    case, never send anything extra.
+ *  - W1-B of a Class D layout with no factor for W2 (see "Class D by
+ *    windows" below): one window, moved by the deciding rank alone, is as
+ *    local as W2; more windows need the agreement above. */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "layer.h"
@@ -72,13 +76,16 @@ enum left_reason {
     LEFT_NO_WORKAROUND, /* no workaround can guarantee the result */
     LEFT_CANNOT_CUT,    /* W1-B cannot cut this rank's layout, so no rank cuts */
     LEFT_REFUSED,       /* the engine refused the plan */
+    LEFT_NEEDS_ENTRY,   /* W1-B needs windows the non-roots can learn only with an INI entry */
+    LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
     LEFT_REASONS
 };
 
 #define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
 #define LEFT_ONCE_OF_ROUTINE(name, global_buffer, irregular) \
-    {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
-_Static_assert(LEFT_REASONS == 4, "one ATOMIC_FLAG_INIT per reported reason");
+    {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, \
+     ATOMIC_FLAG_INIT},
+_Static_assert(LEFT_REASONS == 6, "one ATOMIC_FLAG_INIT per reported reason");
 static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
     SG_ROUTINE_LIST(LEFT_ONCE_OF_ROUTINE)};
 
@@ -213,9 +220,11 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 
 enum plan_kind { PLAN_PLAIN, PLAN_W1B, PLAN_W2, PLAN_LEFT_ALONE };
 
+/* What every rank must run alike; Gatherv/Scatterv's root sends it as is. */
 struct plan {
-    int64_t kind, chunk, rounds;
+    int64_t kind, chunk, rounds, windows;
 };
+#define PLAN_FIELDS 4
 
 #define FLAG_OF_ROUTINE(name, global_buffer, irregular) ATOMIC_FLAG_INIT,
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
@@ -231,38 +240,91 @@ static enum sg_workaround preferred(const struct sg_rules *rules, const struct v
     return SG_WORKAROUND_AUTO;
 }
 
+/* ---- Class D by windows ------------------------------------------------
+ *
+ * A Class D layout whose counts and displacements share no factor > 1 (so
+ * W2 cannot shrink them into int) is cut by W1-B into displacement windows
+ * (workarounds.h): per window one sub-call of the same routine, the buffer
+ * moved to the window's base, the displacements rebased into int, counts 0
+ * outside the window. A window may use negative displacements, so it spans
+ * up to 2^32 - 1 extents.
+ *
+ * Who must learn what, and what it costs:
+ *  - One window, one round (every layout that spans < 2^32 extents, e.g.
+ *    P = 4 x 768 Mi chars): the sub-call moves every rank's block exactly as
+ *    the call would, only described from another base on the rank that
+ *    holds the displacements. It is local, like W2: the root of
+ *    Gatherv/Scatterv fixes it alone, with no message, and the non-roots
+ *    make the call they always make.
+ *  - More windows (a span of 2^32 extents or more): every rank's block moves
+ *    in the sub-call of its window, so each non-root of Gatherv/Scatterv
+ *    must learn which sub-call that is, and only the root can know: there
+ *    is no way around a message from the root, and a non-root learns that
+ *    one is coming only if it waits for one on every call. So this is done
+ *    only where that message is sent anyway: for routines with an entry in
+ *    the bounds INI (a `class = D` entry is enough, the tester writes one
+ *    for a routine that failed so), whose plan the root already broadcasts
+ *    on every call. The plan (kind, chunk, rounds, windows: 32 bytes) tells
+ *    every rank the number of windows, and only when there is more than one
+ *    does a second collective follow: a Scatter of one int per rank, its
+ *    window. A Scatter rather than a Bcast of all P windows: each rank gets
+ *    4 bytes and the root sends 4P, where a Bcast would move 4P bytes to
+ *    every rank; either is paid only on calls that move >= 4 Gi elements at
+ *    the root. Without an entry the call is left alone, and the warning
+ *    names the entry to add.
+ *  - Allgatherv: every rank holds counts and displacements and computes the
+ *    same windows from them with no message. This assumes the ranks pass
+ *    the same displs (they may legally differ; codes whose displs wrap build
+ *    them alike, from the same counts). Where the routine has an INI entry,
+ *    its Allreduce checks the assumption: the ranks compare their windows
+ *    (count and a digest), and if they differ no rank cuts.
+ *  - Alltoallv: out of scope (its windows would have to be agreed pairwise);
+ *    a Class D layout there is fixed by W2 or left alone. */
+
+/* Routines whose ranks compute the same windows alone: see above. */
+static int windows_computed_alike(enum sg_routine r)
+{
+    return r == SG_MPI_Allgatherv || r == SG_MPI_Iallgatherv;
+}
+
 /* What W1-B would need on this rank, computed once per call for the
  * decision and the agreement: every rank derives the same chunk from the
- * same bounds; `rounds` and `cuts` depend on this rank's layout. */
+ * same bounds; `rounds`, `cuts` and the windows depend on this rank's
+ * layout. */
 struct w1b_fit {
     int64_t chunk, rounds;
     int cuts; /* the chunk is > 0 and this rank's layout can be cut */
+    struct sg_windows win;
 };
 
-static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d)
+static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d, int rank)
 {
     uint64_t chunk = v->max_count / (uint64_t)d->per_block_factor;
     struct w1b_fit f = {.chunk = chunk > INT_MAX ? INT_MAX : (int64_t)chunk};
     f.rounds = (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk);
-    f.cuts = f.chunk > 0 && sg_w1b_applies(d);
+    int planned = sg_windows_plan(d, rank, &f.win);
+    f.cuts = f.chunk > 0 && planned == MPI_SUCCESS;
     return f;
 }
 
-/* `agreed`: the ranks can agree on rounds (all see the same, or a bound is
- * configured so that they talk); without it only local W2 may run.
- * `reports`: this rank reports the decision (see sg_protect). */
+/* `agreed`: the ranks can agree on rounds and windows (all see the same, or
+ * a bound is configured so that they talk); without it W1-B may run only as
+ * a local change: one window, one round. `reports`: this rank reports the
+ * decision (see sg_protect). `*why` gets the reason when the call is left
+ * alone. */
 static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                           const struct verdict *v, const struct sg_described *d,
-                          const struct w1b_fit *fit, int agreed, int reports)
+                          const struct w1b_fit *fit, int agreed, int reports, int *why)
 {
     const char *routine = sg_routines[c->routine].name;
     int w2 = v->w2_valid_trigger && sg_w2_applies(c, d, v->max_count);
-    int w1b = agreed && fit->cuts;
-    struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0};
+    int local = fit->win.count == 1 && fit->rounds == 1;
+    int w1b = fit->cuts && (agreed || local);
+    struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1};
 
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
-        return (struct plan){PLAN_PLAIN, 0, 0};
+        return (struct plan){PLAN_PLAIN, 0, 0, 1};
     if (want == SG_WORKAROUND_W1A || want == SG_WORKAROUND_W3) {
         if (reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
@@ -280,7 +342,9 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
         p.kind = PLAN_W2;
     else if (w1b)
-        p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds};
+        p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds, fit->win.count};
+    else
+        *why = fit->cuts && !agreed ? LEFT_NEEDS_ENTRY : LEFT_NO_WORKAROUND;
     return p;
 }
 
@@ -317,7 +381,7 @@ static int sg_protect(struct sg_call *c)
     held_displs(c, sh.is_root, &recv_view, &send_view);
 
     int err = MPI_SUCCESS;
-    struct plan plan = {PLAN_PLAIN, 0, 0};
+    struct plan plan = {PLAN_PLAIN, 0, 0, 1};
     int why = -1; /* the enum left_reason this rank reports, if any */
     struct verdict v;
     judge(rules, &sh, info->name, &v);
@@ -331,7 +395,7 @@ static int sg_protect(struct sg_call *c)
     }
 
     struct sg_described d;
-    struct w1b_fit fit = {0, 0, 0};
+    struct w1b_fit fit = {.win = SG_WINDOWS_ONE};
     int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
     int talks = rules->count > 0 && who != SG_ALL_KNOW;
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
@@ -340,42 +404,60 @@ static int sg_protect(struct sg_call *c)
         sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
                     &d);
         if (decides || (talks && who == SG_EACH_HAS_OWN_LAYOUT)) /* for choose, the Allreduce */
-            fit = fit_w1b(&v, &d);
+            fit = fit_w1b(&v, &d, sh.rank);
     }
     if (decides) {
-        plan = choose(c, rules, &v, &d, &fit, talks || who == SG_ALL_KNOW, reports);
-        if (plan.kind == PLAN_LEFT_ALONE)
-            why = LEFT_NO_WORKAROUND;
+        int agreed = talks || who == SG_ALL_KNOW || windows_computed_alike(c->routine);
+        plan = choose(c, rules, &v, &d, &fit, agreed, reports, &why);
     }
+    /* The windows this rank runs W1-B over: its own plan's, or (off the
+     * root of Gatherv/Scatterv) the count and its own window from the root. */
+    struct sg_windows told = SG_WINDOWS_ONE;
+    const struct sg_windows *windows = &fit.win;
 
     /* Agreement, only where a bound is configured (see the top of the file). */
     if (talks && who == SG_ROOT_KNOWS) {
         /* How the decision reaches the non-roots: the root alone can decide
          * (it alone sees counts and displs), and its plan (kind, chunk,
-         * rounds: 24 bytes) goes out in one Bcast on the call's own
+         * rounds, windows: 32 bytes) goes out in one Bcast on the call's own
          * communicator. The cheapest there is: the non-roots cannot work
          * the plan out, so some message must reach each of them, and one
          * small Bcast is exactly that, along the MPI's own tree. Routines
-         * without a bound pay nothing: Class D is fixed by the root's W2
-         * alone, which needs no agreement. */
-        err = PMPI_Bcast(&plan, 3, MPI_INT64_T, c->root, c->comm);
+         * without a bound pay nothing: Class D is fixed by the root alone
+         * (W2, or W1-B in one window), which needs no agreement. With more
+         * than one window each rank gets its own in a Scatter (see "Class D
+         * by windows"). */
+        err = PMPI_Bcast(&plan, PLAN_FIELDS, MPI_INT64_T, c->root, c->comm);
+        if (err == MPI_SUCCESS && plan.kind == PLAN_W1B && plan.windows > 1)
+            err = PMPI_Scatter(fit.win.of, 1, MPI_INT, &told.mine, 1, MPI_INT, c->root, c->comm);
+        if (!sh.is_root) {
+            told.count = (int)plan.windows;
+            windows = &told;
+        }
     } else if (talks) {
         /* No rank sees every layout, so each contributes its own (wants
-         * W1-B, rounds, cannot cut) and one small Allreduce(MAX) gives every
-         * rank all three: any rank's need for W1-B makes every rank cut,
-         * unless some rank cannot cut its layout (or has given up on it);
-         * the largest block anywhere sets the rounds. */
+         * W1-B, rounds, cannot cut, its windows) and one small
+         * Allreduce(MAX) gives every rank all of it: any rank's need for
+         * W1-B makes every rank cut, unless some rank cannot cut its layout
+         * (or has given up on it), or the ranks' windows differ (count and
+         * digest, each also negated so that MAX yields the minimum too); the
+         * largest block anywhere sets the rounds. */
         int mine_blocks = !fit.cuts || why == LEFT_DISPLS;
-        int64_t mine[3] = {plan.kind == PLAN_W1B, fit.rounds, mine_blocks};
-        int64_t all[3];
-        err = PMPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, c->comm);
+        int64_t digest = sg_windows_fingerprint(&fit.win, procs);
+        int64_t mine[7] = {plan.kind == PLAN_W1B, fit.rounds, mine_blocks,
+                           fit.win.count, -(int64_t)fit.win.count, digest, -digest};
+        int64_t all[7];
+        err = PMPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, c->comm);
         if (err == MPI_SUCCESS && all[0]) {
             if (all[2]) {
-                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0};
+                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1};
                 if (why != LEFT_DISPLS) /* else reported already */
                     why = mine_blocks ? LEFT_CANNOT_CUT : -1; /* -1: the blocking rank reports */
+            } else if (all[3] != -all[4] || all[5] != -all[6]) {
+                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1};
+                why = fit.win.count > 1 ? LEFT_WINDOWS_DIFFER : -1;
             } else {
-                plan = (struct plan){PLAN_W1B, fit.chunk, all[1]};
+                plan = (struct plan){PLAN_W1B, fit.chunk, all[1], fit.win.count};
             }
         }
     }
@@ -384,7 +466,7 @@ static int sg_protect(struct sg_call *c)
     if (err == MPI_SUCCESS) {
         switch (plan.kind) {
         case PLAN_W1B:
-            err = sg_w1b(&sg_pmpi, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds);
+            err = sg_w1b(&sg_pmpi, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds, windows);
             outcome = SG_OUTCOME_W1B;
             break;
         case PLAN_W2: /* local: another rank's W2 needs nothing from this one */
@@ -408,6 +490,19 @@ static int sg_protect(struct sg_call *c)
                        "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
                        ", P=%d), so no rank cuts" LEFT_ALONE_SUFFIX,
                        info->name, sh.n, sh.s, procs);
+            else if (why == LEFT_NEEDS_ENTRY && reports)
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NEEDS_ENTRY],
+                       "%s: this Class D layout has no common factor for W2 and needs W1-B over "
+                       "%d displacement windows, which the non-roots can learn only from the "
+                       "root's plan, sent only for a routine with an entry in the bounds INI: "
+                       "add a [%s] section with class = D to SCALEGUARD_CONFIG to enable it"
+                       LEFT_ALONE_SUFFIX,
+                       info->name, fit.win.count, info->name);
+            else if (why == LEFT_WINDOWS_DIFFER)
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_WINDOWS_DIFFER],
+                       "%s: the ranks' displacement arrays need different W1-B windows (%d on "
+                       "this rank), so no rank cuts" LEFT_ALONE_SUFFIX,
+                       info->name, fit.win.count);
             outcome = SG_OUTCOME_LEFT_ALONE;
             err = sg_call_invoke(&sg_pmpi, c);
             break;
@@ -426,11 +521,19 @@ static int sg_protect(struct sg_call *c)
         }
     }
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
-        layer->log_level >= SG_LOG_INFO && (sh.is_root && (c->root >= 0 || sh.rank == 0)))
+        layer->log_level >= SG_LOG_INFO && (sh.is_root && (c->root >= 0 || sh.rank == 0))) {
+        char how[64] = "W2";
+        if (outcome == SG_OUTCOME_W1B && windows->of == NULL)
+            snprintf(how, sizeof how, "W1-B");
+        else if (outcome == SG_OUTCOME_W1B)
+            snprintf(how, sizeof how, "W1-B over %d displacement window%s", windows->count,
+                     windows->count == 1 ? "" : "s");
         sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
                info->name, v.cls >= 0 ? sg_class_name((enum sg_class)v.cls) : "-", sh.n, sh.s,
-               procs, outcome == SG_OUTCOME_W1B ? "W1-B" : "W2");
+               procs, how);
+    }
     sg_count(c->routine, v.cls, outcome);
+    sg_windows_free(&fit.win);
     free(recv_view.intended);
     free(send_view.intended);
     return err;

@@ -200,17 +200,127 @@ static int side_cuts(const struct sg_side *side, int procs)
          : side->layout == SG_SIDE_PACKED ? packed_side_fits(side) : 1;
 }
 
-int sg_w1b_applies(const struct sg_described *d)
+/* ---- Displacement windows ----------------------------------------------- */
+
+/* The widest span one window may have: a base exists from which every
+ * displacement is >= INT_MIN and every block end (one past its last
+ * element) <= INT_MAX. */
+#define WINDOW_SPAN_MAX ((int64_t)INT_MAX - (int64_t)INT_MIN)
+
+/* The base of a window spanning [lo, hi): lo itself when the span fits in
+ * [0, INT_MAX] (no negative displacement), else the smallest base that
+ * brings hi down to INT_MAX. */
+static int64_t window_base(int64_t lo, int64_t hi)
 {
-    return side_cuts(&d->send, d->procs) && side_cuts(&d->recv, d->procs);
+    return hi - lo <= INT_MAX ? lo : hi - INT_MAX;
 }
 
-static int prepare(struct round_side *r, const struct sg_side *side, int procs, int64_t chunk)
+struct placed {
+    int64_t displ;
+    int rank;
+};
+
+static int by_displacement(const void *a, const void *b)
+{
+    const struct placed *x = a, *y = b;
+    if (x->displ != y->displ)
+        return x->displ < y->displ ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Greedy, in displacement order: a window takes blocks while its span stays
+ * within WINDOW_SPAN_MAX. A single block always fits (count <= INT_MAX), so
+ * every layout has windows. Where blocks do not overlap (every receive side,
+ * every recovered Class D layout) the greedy cut gives the fewest: a window
+ * that starts at the first block not yet taken reaches as far as any can. */
+static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windows *w)
+{
+    struct placed *order = malloc((size_t)procs * sizeof *order);
+    w->of = malloc((size_t)procs * sizeof *w->of);
+    w->base = malloc((size_t)procs * sizeof *w->base);
+    if (order == NULL || w->of == NULL || w->base == NULL) {
+        free(order);
+        sg_windows_free(w);
+        return MPI_ERR_NO_MEM;
+    }
+    int blocks = 0;
+    for (int i = 0; i < procs; i++) {
+        w->of[i] = -1;
+        if (side->counts[i] > 0)
+            order[blocks++] = (struct placed){side->displs[i], i};
+    }
+    qsort(order, (size_t)blocks, sizeof *order, by_displacement);
+    int count = 0;
+    int64_t lo = 0, hi = 0;
+    for (int k = 0; k < blocks; k++) {
+        int i = order[k].rank;
+        int64_t start = order[k].displ, end = start + side->counts[i];
+        if (count == 0 || (end > hi ? end : hi) - lo > WINDOW_SPAN_MAX) {
+            if (count > 0)
+                w->base[count - 1] = window_base(lo, hi);
+            count++;
+            lo = start;
+            hi = end;
+        } else if (end > hi) {
+            hi = end;
+        }
+        w->of[i] = count - 1;
+    }
+    if (count > 0)
+        w->base[count - 1] = window_base(lo, hi);
+    else
+        w->base[count++] = 0; /* no data at all: one empty window */
+    w->count = count;
+    free(order);
+    return MPI_SUCCESS;
+}
+
+int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w)
+{
+    *w = SG_WINDOWS_ONE;
+    int send_v = d->send.layout == SG_SIDE_V, recv_v = d->recv.layout == SG_SIDE_V;
+    if (send_v && recv_v) /* Alltoallv: only where both sides fit as they are */
+        return v_side_fits(&d->send, d->procs) && v_side_fits(&d->recv, d->procs) ? MPI_SUCCESS
+                                                                                  : -1;
+    if (!send_v && !side_cuts(&d->send, d->procs))
+        return -1; /* a PACKED input whose elements interleave */
+    const struct sg_side *v = send_v ? &d->send : recv_v ? &d->recv : NULL;
+    if (v == NULL || v_side_fits(v, d->procs))
+        return MPI_SUCCESS;
+    int err = plan_v_windows(v, d->procs, w);
+    if (err == MPI_SUCCESS)
+        w->mine = w->of[rank];
+    return err;
+}
+
+int64_t sg_windows_fingerprint(const struct sg_windows *w, int procs)
+{
+    if (w->count <= 1 || w->of == NULL)
+        return 0;
+    uint64_t h = 1469598103934665603u; /* FNV-1a over the partition */
+    for (int i = 0; i < procs; i++) {
+        h ^= (uint64_t)(uint32_t)w->of[i];
+        h *= 1099511628211u;
+    }
+    return (int64_t)(h >> 2); /* >= 0, so its negation fits: ranks compare max and -min */
+}
+
+void sg_windows_free(struct sg_windows *w)
+{
+    free(w->of);
+    free(w->base);
+    w->of = NULL;
+    w->base = NULL;
+}
+
+static int prepare(struct round_side *r, const struct sg_side *side, int procs, int64_t chunk,
+                   const struct sg_windows *w)
 {
     memset(r, 0, sizeof *r);
     r->side = side;
     r->type = MPI_DATATYPE_NULL;
-    if (!side_cuts(side, procs))
+    /* a V side with windows is rebased per window (sg_windows_plan checked it) */
+    if (!(side->layout == SG_SIDE_V && w->of != NULL) && !side_cuts(side, procs))
         return -1;
     if (side->layout == SG_SIDE_V || side->layout == SG_SIDE_PACKED) {
         r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
@@ -242,9 +352,11 @@ static void release(struct round_side *r)
         PMPI_Type_free(&r->type);
 }
 
-/* Set round `offset` of one side into `sub`: buffer, count, type, arrays. */
+/* Set round `offset` of window `window` of one side into `sub`: buffer,
+ * count, type, arrays. Only SINGLE and V sides can have more than one
+ * window (sg_windows_plan). */
 static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *sub, int is_send,
-               int procs, int64_t offset, int64_t chunk)
+               int procs, int64_t offset, int64_t chunk, const struct sg_windows *w, int window)
 {
     const struct sg_side *side = r->side;
     const void *base = is_send ? c->sendbuf : c->recvbuf;
@@ -257,7 +369,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     case SG_SIDE_NONE:
         return MPI_SUCCESS;
     case SG_SIDE_SINGLE:
-        count = (int)clamp_chunk(side->count, offset, chunk);
+        count = window == w->mine ? (int)clamp_chunk(side->count, offset, chunk) : 0;
         moved = count && !side->in_place ? (const char *)base + offset * extent : base;
         break;
     case SG_SIDE_REGULAR: {
@@ -280,13 +392,18 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         }
         break;
     }
-    case SG_SIDE_V:
+    case SG_SIDE_V: {
+        /* With windows: the buffer moves to the window's base and only its
+         * blocks move data; every displacement is an int by construction. */
+        int64_t from = w->of ? w->base[window] : 0;
         for (int i = 0; i < procs; i++) {
-            r->counts[i] = (int)clamp_chunk(side->counts[i], offset, chunk);
-            r->displs[i] = r->counts[i] ? (int)(side->displs[i] + offset) : 0;
+            int inside = w->of ? w->of[i] == window : 1;
+            r->counts[i] = inside ? (int)clamp_chunk(side->counts[i], offset, chunk) : 0;
+            r->displs[i] = r->counts[i] ? (int)(side->displs[i] - from + offset) : 0;
         }
-        moved = base;
+        moved = (const char *)base + (MPI_Aint)from * extent;
         break;
+    }
     case SG_SIDE_PACKED: {
         /* Gather this round's piece of every block into one input vector. */
         const char *input = side->in_place ? c->recvbuf : c->sendbuf;
@@ -341,22 +458,28 @@ static int run(const struct sg_entry_points *mpi, struct sg_call *sub)
 }
 
 int sg_w1b(const struct sg_entry_points *mpi, const struct sg_call *c,
-           const struct sg_described *d, uint64_t chunk, uint64_t rounds)
+           const struct sg_described *d, uint64_t chunk, uint64_t rounds,
+           const struct sg_windows *w)
 {
     struct round_side send, recv;
     int procs = d->procs;
-    int err = prepare(&send, &d->send, procs, (int64_t)chunk);
+    int err = prepare(&send, &d->send, procs, (int64_t)chunk, w);
     if (err == MPI_SUCCESS)
-        err = prepare(&recv, &d->recv, procs, (int64_t)chunk);
+        err = prepare(&recv, &d->recv, procs, (int64_t)chunk, w);
     else
         recv = (struct round_side){.type = MPI_DATATYPE_NULL};
 
-    for (uint64_t j = 0; err == MPI_SUCCESS && j < rounds; j++) {
+    /* Window after window, each in the same number of rounds: a rank that
+     * holds no V side knows its own window only, not the others' blocks, so
+     * the rounds cannot follow each window's own largest block. */
+    uint64_t calls = (uint64_t)w->count * rounds;
+    for (uint64_t t = 0; err == MPI_SUCCESS && t < calls; t++) {
         struct sg_call sub = *c;
-        int64_t offset = (int64_t)(j * chunk);
-        err = cut(&send, c, &sub, 1, procs, offset, (int64_t)chunk);
+        int window = (int)(t / rounds);
+        int64_t offset = (int64_t)((t % rounds) * chunk);
+        err = cut(&send, c, &sub, 1, procs, offset, (int64_t)chunk, w, window);
         if (err == MPI_SUCCESS)
-            err = cut(&recv, c, &sub, 0, procs, offset, (int64_t)chunk);
+            err = cut(&recv, c, &sub, 0, procs, offset, (int64_t)chunk, w, window);
         if (err == MPI_SUCCESS) {
             /* Reductions share one count between both buffers. */
             if (is_reduction(c->routine) && d->send.layout == SG_SIDE_SINGLE)

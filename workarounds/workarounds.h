@@ -1,7 +1,8 @@
 /* The workarounds, each written once over a description of the collective:
  * every call has a send side and a receive side, and each side is one of a
  * few layouts. W1-B cuts every block into rounds of at most `chunk`
- * elements; W2 replaces the elements of each side by bigger ones. */
+ * elements, and a layout whose displacements do not fit in int into
+ * windows; W2 replaces the elements of each side by bigger ones. */
 #ifndef SCALEGUARD_WORKAROUNDS_H
 #define SCALEGUARD_WORKAROUNDS_H
 
@@ -35,15 +36,47 @@ struct sg_described {
 void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
                  const int64_t *recv_displs, struct sg_described *d);
 
-/* W1-B: run the call as `rounds` sub-calls of the same routine, each moving
- * at most `chunk` elements of every block. Returns an MPI error code, or -1
- * (before any communication) when the layout cannot be cut this way. */
-int sg_w1b(const struct sg_entry_points *mpi, const struct sg_call *c,
-           const struct sg_described *d, uint64_t chunk, uint64_t rounds);
+/* W1-B's displacement windows. A V side whose intended (64-bit)
+ * displacements do not fit in int -- a Class D layout, or a last block that
+ * ends past INT_MAX -- is split into windows: groups of its blocks, taken in
+ * displacement order, such that a base exists from which every displacement
+ * and every block end of the group fits in int (negative ones included, so a
+ * window spans up to 2^32 - 1 extents). Each window is run as sub-calls of
+ * its own, the same routine with the buffer moved to base*extent bytes and
+ * counts 0 for the ranks outside the window; the rebased displacements are
+ * ints computed from the 64-bit ones. A layout that fits needs one window
+ * with base 0: the plain W1-B. */
+struct sg_windows {
+    int count;      /* W >= 1 */
+    int mine;       /* the window of this rank's own block (its SINGLE side), -1: none */
+    int *of;        /* the V side's holder, when rebased: each rank's window (-1: empty) */
+    int64_t *base;  /* with `of`: each window's base, in extents of the V side's type */
+};
 
-/* Whether this rank's layout can be cut (checked before any rank talks):
- * V sides need int displacements for every piece. */
-int sg_w1b_applies(const struct sg_described *d);
+/* W = 1, base 0, nothing allocated: what a rank without a V side to cut uses
+ * until it learns the windows. */
+#define SG_WINDOWS_ONE ((struct sg_windows){.count = 1, .mine = 0, .of = NULL, .base = NULL})
+
+/* Plan the windows of this rank's V side (none: SG_WINDOWS_ONE). Returns
+ * MPI_SUCCESS, MPI_ERR_NO_MEM, or -1 when W1-B cannot cut this layout at all:
+ * Alltoallv's V sides are cut only where they fit in int as they are (its
+ * windows would have to be agreed pairwise), and a Reduce_scatter input whose
+ * elements interleave cannot be packed. */
+int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w);
+
+/* A digest of the partition (0 for W = 1), for ranks that compare their plans. */
+int64_t sg_windows_fingerprint(const struct sg_windows *w, int procs);
+
+void sg_windows_free(struct sg_windows *w);
+
+/* W1-B: run the call as `rounds` sub-calls of the same routine per window,
+ * each moving at most `chunk` elements of every block of that window (W *
+ * rounds sub-calls in all). A rank without a V side needs only w->count and
+ * w->mine. Returns an MPI error code, or -1 (before any communication) when
+ * the layout cannot be cut this way. */
+int sg_w1b(const struct sg_entry_points *mpi, const struct sg_call *c,
+           const struct sg_described *d, uint64_t chunk, uint64_t rounds,
+           const struct sg_windows *w);
 
 /* The number of rounds W1-B needs on this rank: ceil(largest block / chunk). */
 uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk);

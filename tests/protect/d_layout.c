@@ -1,0 +1,265 @@
+/* d_layout: one v-collective over a Class D layout, every byte checked.
+ *
+ *   d_layout -c ROUTINE -n COUNT [-g GAP] [-r ROOT] [-i]
+ *
+ * Rank i's block has COUNT + i MPI_CHAR elements (consecutive counts: their
+ * gcd, and so W2's factor, is 1), and lies GAP elements after the previous
+ * one. The displacements are summed in C int the way user code does, so
+ * past INT_MAX they wrap. ROUTINE is MPI_Gatherv, MPI_Scatterv,
+ * MPI_Allgatherv or an I-form of one; -i passes MPI_IN_PLACE where the
+ * routine allows it (the root of Gatherv/Scatterv, every rank of
+ * Allgatherv). With a GAP the layout spans far more than it holds: the
+ * buffer is reserved (MAP_NORESERVE) and only the blocks are touched, so a
+ * span past 2^32 costs next to no memory. The buffer has 4 GiB of PROT_NONE
+ * on either side, so a wrapped displacement crashes rather than scribbles.
+ *
+ * Checked: every byte of every block where it lands, the bytes after each
+ * block up to 4096 of the gap (untouched), and 64 guard bytes after each
+ * receive buffer of a single block. Exit status (the same on every rank):
+ * 0 every byte right, 3 wrong data, 4 MPI error; a crash kills the job. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define GUARD ((size_t)4 << 30)
+#define SLACK 64
+#define GAP_CHECK 4096
+#define STATUS_WRONG 3
+#define STATUS_MPI 4
+
+static unsigned char pattern(int rank, int64_t j)
+{
+    return (unsigned char)(((uint32_t)j * 2654435761u + (uint32_t)(rank + 1) * 40503u) >> 24);
+}
+
+static void fill(unsigned char *p, int rank, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        p[j] = pattern(rank, j);
+}
+
+/* Index of the first wrong byte of block `rank`, or -1. */
+static int64_t check(const unsigned char *p, int rank, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        if (p[j] != pattern(rank, j))
+            return j;
+    return -1;
+}
+
+static int64_t check_value(const unsigned char *p, unsigned char value, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        if (p[j] != value)
+            return j;
+    return -1;
+}
+
+/* `span` bytes, readable and writable, between two PROT_NONE guards;
+ * reserved only, so untouched pages cost nothing. */
+static unsigned char *reserve(size_t span)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t body = (span + page - 1) / page * page;
+    unsigned char *all = mmap(NULL, GUARD + body + GUARD, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (all == MAP_FAILED)
+        return NULL;
+    if (mprotect(all + GUARD, body, PROT_READ | PROT_WRITE) != 0)
+        return NULL;
+    return all + GUARD;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_I... "
+                    "-n COUNT [-g GAP] [-r ROOT] [-i]\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *routine = NULL;
+    long long count = 0, gap = 0;
+    int root = 0, in_place = 0, opt;
+    while ((opt = getopt(argc, argv, "c:n:g:r:i")) != -1) {
+        switch (opt) {
+        case 'c': routine = optarg; break;
+        case 'n': count = atoll(optarg); break;
+        case 'g': gap = atoll(optarg); break;
+        case 'r': root = atoi(optarg); break;
+        case 'i': in_place = 1; break;
+        default: usage(); return 2;
+        }
+    }
+    if (routine == NULL || count <= 0 || gap < 0) {
+        usage();
+        return 2;
+    }
+    int nonblocking = strncmp(routine, "MPI_I", 5) == 0;
+    const char *family = routine + (nonblocking ? 5 : 4);
+    enum { GATHERV, SCATTERV, ALLGATHERV } which;
+    if (strcmp(family, "gatherv") == 0 || strcmp(family, "Gatherv") == 0)
+        which = GATHERV;
+    else if (strcmp(family, "scatterv") == 0 || strcmp(family, "Scatterv") == 0)
+        which = SCATTERV;
+    else if (strcmp(family, "allgatherv") == 0 || strcmp(family, "Allgatherv") == 0)
+        which = ALLGATHERV;
+    else {
+        usage();
+        return 2;
+    }
+
+    MPI_Init(&argc, &argv);
+    int rank, procs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (root < 0 || root >= procs || count + procs > INT32_MAX) {
+        if (rank == 0)
+            usage();
+        MPI_Finalize();
+        return 2;
+    }
+
+    /* The layout: intended 64-bit displacements, and the int ones user
+     * code computes (summed in int: modulo 2^32). */
+    int *counts = malloc((size_t)procs * sizeof *counts);
+    int *displs = malloc((size_t)procs * sizeof *displs);
+    int64_t *intended = malloc((size_t)procs * sizeof *intended);
+    for (int i = 0; i < procs; i++) {
+        counts[i] = (int)(count + i);
+        intended[i] = i == 0 ? 0 : intended[i - 1] + counts[i - 1] + gap;
+        displs[i] = (int)(uint32_t)(uint64_t)intended[i];
+    }
+    int64_t span = intended[procs - 1] + counts[procs - 1];
+    int wrapped = 0;
+    for (int i = 0; i < procs; i++)
+        wrapped |= displs[i] != intended[i];
+
+    int is_root = which == ALLGATHERV || rank == root;
+    int own_in_place = in_place && is_root;
+    unsigned char *layout = NULL, *single = NULL; /* the V side; this rank's own block */
+    if (is_root) {
+        layout = reserve((size_t)span);
+        if (layout == NULL) {
+            perror("d_layout: mmap");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (!own_in_place) {
+        single = malloc((size_t)counts[rank] + SLACK);
+        if (single == NULL) {
+            perror("d_layout: malloc");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        memset(single + counts[rank], 0xEE, SLACK);
+    }
+
+    /* What goes in. */
+    if (which == SCATTERV) {
+        if (is_root)
+            for (int i = 0; i < procs; i++)
+                fill(layout + intended[i], i, counts[i]);
+        if (single)
+            memset(single, 0, (size_t)counts[rank]);
+    } else {
+        if (single)
+            fill(single, rank, counts[rank]);
+        else
+            fill(layout + intended[rank], rank, counts[rank]);
+    }
+
+    int err = MPI_SUCCESS;
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Request *req = nonblocking ? &request : NULL;
+    double start = MPI_Wtime();
+    switch (which) {
+    case GATHERV: {
+        const void *send = own_in_place ? MPI_IN_PLACE : single;
+        err = req ? MPI_Igatherv(send, counts[rank], MPI_CHAR, layout, counts, displs, MPI_CHAR,
+                                 root, MPI_COMM_WORLD, req)
+                  : MPI_Gatherv(send, counts[rank], MPI_CHAR, layout, counts, displs, MPI_CHAR,
+                                root, MPI_COMM_WORLD);
+        break;
+    }
+    case SCATTERV: {
+        void *recv = own_in_place ? MPI_IN_PLACE : single;
+        err = req ? MPI_Iscatterv(layout, counts, displs, MPI_CHAR, recv, counts[rank], MPI_CHAR,
+                                  root, MPI_COMM_WORLD, req)
+                  : MPI_Scatterv(layout, counts, displs, MPI_CHAR, recv, counts[rank], MPI_CHAR,
+                                 root, MPI_COMM_WORLD);
+        break;
+    }
+    case ALLGATHERV: {
+        const void *send = own_in_place ? MPI_IN_PLACE : single;
+        err = req ? MPI_Iallgatherv(send, counts[rank], MPI_CHAR, layout, counts, displs,
+                                    MPI_CHAR, MPI_COMM_WORLD, req)
+                  : MPI_Allgatherv(send, counts[rank], MPI_CHAR, layout, counts, displs, MPI_CHAR,
+                                   MPI_COMM_WORLD);
+        break;
+    }
+    }
+    if (err == MPI_SUCCESS && req)
+        err = MPI_Wait(req, MPI_STATUS_IGNORE);
+    double seconds = MPI_Wtime() - start;
+
+    int status = 0;
+    if (err != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int length = 0;
+        MPI_Error_string(err, text, &length);
+        fprintf(stderr, "d_layout: rank %d: %s failed: %s\n", rank, routine, text);
+        status = STATUS_MPI;
+    } else {
+        /* Where data landed, then what must stay untouched. */
+        int64_t bad = -1;
+        const char *what = "";
+        int block = rank;
+        if (which == SCATTERV && single) {
+            bad = check(single, rank, counts[rank]);
+            if (bad < 0 && (bad = check_value(single + counts[rank], 0xEE, SLACK)) >= 0) {
+                what = "guard after ";
+                bad += counts[rank];
+            }
+        } else if (which == SCATTERV) {
+            what = "own (in place) ";
+            bad = check(layout + intended[rank], rank, counts[rank]);
+        } else if (is_root) {
+            for (block = 0; block < procs && bad < 0; block++) {
+                const unsigned char *p = layout + intended[block];
+                if ((bad = check(p, block, counts[block])) >= 0)
+                    break;
+                int64_t after = block + 1 < procs ? intended[block + 1] - intended[block] -
+                                                        counts[block]
+                                                  : 0;
+                if ((bad = check_value(p + counts[block], 0, after < GAP_CHECK ? after : GAP_CHECK)) >= 0) {
+                    what = "gap after ";
+                    bad += counts[block];
+                    break;
+                }
+            }
+        }
+        if (bad >= 0) {
+            fprintf(stderr, "d_layout: rank %d: %s: wrong data in %sblock %d at byte %lld\n",
+                    rank, routine, what, block, (long long)bad);
+            status = STATUS_WRONG;
+        }
+    }
+    int worst = status;
+    if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        worst = status ? status : STATUS_MPI;
+    if (rank == 0)
+        fprintf(stderr,
+                "d_layout: %s P=%d counts %lld+i gap %lld span %lld %s%s root %d: %s (%.1f s)\n",
+                routine, procs, count, gap, (long long)span,
+                wrapped ? "displs wrapped" : "displs intact", in_place ? ", in place" : "", root,
+                worst == 0 ? "every byte right" : worst == STATUS_WRONG ? "WRONG DATA" : "MPI ERROR",
+                seconds);
+    MPI_Finalize();
+    return worst;
+}
