@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   mpich libmpich-dev openmpi-bin libopenmpi-dev # both MPIs, side by side
   libinih-dev pkg-config cmake make gcc         # the build
+  gfortran                                      # tests/fortran: Fortran callers
   clang libclang-rt-14-dev                      # libFuzzer, sanitizers
   shellcheck                                    # the scripts' lint
   slurm-wlm munge                               # jobs/local-slurm.sh: a one-node Slurm

@@ -1,0 +1,215 @@
+/* Fortran callers of libscaleguard.so.
+ *
+ * What the MPIs' Fortran bindings call, on this platform (Debian 12;
+ * measured with nm -D and objdump -d, and proved by tests/fortran):
+ *
+ *  - MPICH 4.0.2 (libmpichfort.so): mpif.h and `use mpi` (mpi_gatherv_ and
+ *    its aliases) and `use mpi_f08` (mpi_gatherv_f08ts_, through
+ *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 26 collectives: the C
+ *    wrappers of protect.c see Fortran callers as they are, once. Only
+ *    mpi_f08's MPI_Finalize (mpi_finalize_f08_) calls PMPI_Finalize, which
+ *    skips the layer's MPI_Finalize summary: it is redefined below.
+ *
+ *  - Open MPI 4.1.4: mpif.h and `use mpi` (libmpi_mpifh.so; the `use mpi`
+ *    module of libmpi_usempi_ignore_tkr.so calls the same mpi_gatherv_) name
+ *    one C function five times: MPI_GATHERV, mpi_gatherv, mpi_gatherv_ and
+ *    mpi_gatherv__ are aliases of ompi_gatherv_f, which converts the
+ *    arguments and calls PMPI_Gatherv directly. `use mpi_f08`
+ *    (libmpi_usempif08.so: mpi_gatherv_f08_) calls ompi_gatherv_f through
+ *    its PLT. So the C wrappers never see a Fortran caller. This file
+ *    defines, for each of the 26 collectives and MPI_Finalize, ompi_<name>_f
+ *    (which catches mpi_f08) and the four names of mpif.h (which catch
+ *    mpif.h and `use mpi`: the aliases inside libmpi_mpifh.so are the same
+ *    code, not calls). Each converts its arguments exactly as Open MPI 4.1's
+ *    does and calls the layer's own MPI_<Name>, so a Fortran call takes the
+ *    path of a C call, once. The Fortran PMPI names (pmpi_gatherv_ ...) are
+ *    left alone, as a PMPI layer must.
+ *
+ * The wrappers are generated from SG_COLLECTIVES (collective.h): each
+ * routine's `args` list names, in the order of the routine's parameters, the
+ * struct sg_call field each parameter fills, and the Fortran binding has the
+ * same parameters in the same order, every one passed by reference, then
+ * ierror. The field says how to convert it. */
+#include "collective.h"
+
+#if defined(SCALEGUARD_MPI_OPENMPI) && !defined(OPEN_MPI)
+#error "SCALEGUARD_MPI_OPENMPI is set but mpi.h is not Open MPI's"
+#endif
+#if defined(SCALEGUARD_MPI_MPICH) && !defined(MPICH_VERSION)
+#error "SCALEGUARD_MPI_MPICH is set but mpi.h is not MPICH's"
+#endif
+
+#if defined(SCALEGUARD_MPI_MPICH) || (defined(SCALEGUARD_MPI_OPENMPI) && OMPI_MAJOR_VERSION == 4)
+/* The Fortran MPI_Finalize of both MPIs: like the C one, through the layer's
+ * MPI_Finalize (layer.c), which prints the summary. ierror is optional in
+ * mpi_f08 (NULL when absent). */
+static void fortran_finalize(MPI_Fint *ierr)
+{
+    int err = MPI_Finalize();
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
+#endif
+
+#if defined(SCALEGUARD_MPI_MPICH)
+
+SG_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr);
+void mpi_finalize_f08_(MPI_Fint *ierr) { fortran_finalize(ierr); }
+
+#elif defined(SCALEGUARD_MPI_OPENMPI) && OMPI_MAJOR_VERSION == 4
+/* ompi_<name>_f is Open MPI's internal interface between its Fortran
+ * modules and its C glue: checked against the 4.0/4.1 series only (the
+ * tests in tests/fortran fail if another version differs). */
+
+#include "fortran_names.h" /* generated from detectors/routines.h */
+
+_Static_assert(SG_FORTRAN_NAME_COUNT == SG_ROUTINE_COUNT, "a Fortran name for every routine");
+/* Open MPI converts INTEGER arrays (counts, displacements) only when
+ * INTEGER is not a C int; here it never does. */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER arrays pass as C int arrays");
+
+/* Open MPI's Fortran MPI_IN_PLACE and MPI_BOTTOM: common blocks, told apart
+ * by address. The program that uses them defines them (or else libmpi.so
+ * does); this library must only refer to them, so that it sees the same
+ * copy as the program. Open MPI 4.1 on Linux checks the single-underscore
+ * names only. */
+extern int mpi_fortran_in_place_ SG_EXPORT;
+extern int mpi_fortran_bottom_ SG_EXPORT;
+
+/* The raw arguments of one Fortran call, named like struct sg_call's
+ * fields: the `args` lists of SG_COLLECTIVES store into them. */
+struct fortran_args {
+    void *sendbuf, *recvbuf;
+    MPI_Fint *sendcount, *recvcount, *root;
+    MPI_Fint *sendcounts, *sdispls, *recvcounts, *rdispls;
+    MPI_Fint *sendtype, *recvtype, *op, *comm, *request;
+};
+
+/* The layer's own entry points (protect.c), bound like a C caller's. */
+static const struct sg_entry_points layer_entry_points = {
+#define SG_LAYER_ENTRY(Name, params, args, ...) .Name = MPI_##Name,
+    SG_COLLECTIVES(SG_LAYER_ENTRY)
+#undef SG_LAYER_ENTRY
+};
+
+static void *from_fortran_buffer(void *buffer, int may_be_in_place)
+{
+    if (may_be_in_place && buffer == (void *)&mpi_fortran_in_place_)
+        return MPI_IN_PLACE;
+    return buffer == (void *)&mpi_fortran_bottom_ ? MPI_BOTTOM : buffer;
+}
+
+/* What ompi_<name>_f does, but into the layer: handles from Fortran, the
+ * Fortran MPI_IN_PLACE (on the send side; on the receive side for Scatter
+ * and Scatterv; never for Bcast, whose one buffer is the receive side) and
+ * MPI_BOTTOM, ierror, and the request handle back to Fortran on success. */
+static void fortran_call(enum sg_routine routine, const struct fortran_args *f, MPI_Fint *ierr)
+{
+    int in_place_receives = routine == SG_MPI_Scatter || routine == SG_MPI_Iscatter ||
+                            routine == SG_MPI_Scatterv || routine == SG_MPI_Iscatterv;
+    struct sg_call c = {.routine = routine};
+    c.sendbuf = from_fortran_buffer(f->sendbuf, !in_place_receives);
+    c.recvbuf = from_fortran_buffer(f->recvbuf, in_place_receives);
+    c.sendcount = f->sendcount ? *f->sendcount : 0;
+    c.recvcount = f->recvcount ? *f->recvcount : 0;
+    c.root = f->root ? *f->root : 0;
+    c.sendcounts = f->sendcounts;
+    c.sdispls = f->sdispls;
+    c.recvcounts = f->recvcounts;
+    c.rdispls = f->rdispls;
+    if (f->sendtype)
+        c.sendtype = PMPI_Type_f2c(*f->sendtype);
+    if (f->recvtype)
+        c.recvtype = PMPI_Type_f2c(*f->recvtype);
+    if (f->op)
+        c.op = PMPI_Op_f2c(*f->op);
+    if (f->comm)
+        c.comm = PMPI_Comm_f2c(*f->comm);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (f->request)
+        c.request = &request;
+
+    int err = sg_call_invoke(&layer_entry_points, &c);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+    if (err == MPI_SUCCESS && f->request != NULL)
+        *f->request = PMPI_Request_c2f(request);
+}
+
+/* ---- The entry points, one per routine and name ------------------------- */
+
+#define SG_CAT(a, b) a##b
+#define SG_XCAT(a, b) SG_CAT(a, b)
+#define SG_CAT3(a, b, c) a##b##c
+#define SG_XCAT3(a, b, c) SG_CAT3(a, b, c)
+#define SG_STR(x) #x
+#define SG_XSTR(x) SG_STR(x)
+
+/* How many parameters a routine has (its `args` list: 5 to 10). */
+#define SG_NARGS(...) SG_NARGS_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SG_NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, n, ...) n
+
+/* n parameters passed by reference, and the list of their names. */
+#define SG_PARAMS(n) SG_XCAT(SG_PARAMS_, n)
+#define SG_PARAMS_5 void *p0, void *p1, void *p2, void *p3, void *p4
+#define SG_PARAMS_6 SG_PARAMS_5, void *p5
+#define SG_PARAMS_7 SG_PARAMS_6, void *p6
+#define SG_PARAMS_8 SG_PARAMS_7, void *p7
+#define SG_PARAMS_9 SG_PARAMS_8, void *p8
+#define SG_PARAMS_10 SG_PARAMS_9, void *p9
+#define SG_VALUES(n) SG_XCAT(SG_VALUES_, n)
+#define SG_VALUES_5 p0, p1, p2, p3, p4
+#define SG_VALUES_6 SG_VALUES_5, p5
+#define SG_VALUES_7 SG_VALUES_6, p6
+#define SG_VALUES_8 SG_VALUES_7, p7
+#define SG_VALUES_9 SG_VALUES_8, p8
+#define SG_VALUES_10 SG_VALUES_9, p9
+
+/* Store parameter i into the i-th field of `args` (`c->field = p[i];`). */
+#define SG_STORE(...) SG_XCAT(SG_STORE_, SG_NARGS(__VA_ARGS__))(0, __VA_ARGS__)
+#define SG_STORE_1(i, a) a = p[i];
+#define SG_STORE_2(i, a, ...) a = p[i]; SG_STORE_1(i + 1, __VA_ARGS__)
+#define SG_STORE_3(i, a, ...) a = p[i]; SG_STORE_2(i + 1, __VA_ARGS__)
+#define SG_STORE_4(i, a, ...) a = p[i]; SG_STORE_3(i + 1, __VA_ARGS__)
+#define SG_STORE_5(i, a, ...) a = p[i]; SG_STORE_4(i + 1, __VA_ARGS__)
+#define SG_STORE_6(i, a, ...) a = p[i]; SG_STORE_5(i + 1, __VA_ARGS__)
+#define SG_STORE_7(i, a, ...) a = p[i]; SG_STORE_6(i + 1, __VA_ARGS__)
+#define SG_STORE_8(i, a, ...) a = p[i]; SG_STORE_7(i + 1, __VA_ARGS__)
+#define SG_STORE_9(i, a, ...) a = p[i]; SG_STORE_8(i + 1, __VA_ARGS__)
+#define SG_STORE_10(i, a, ...) a = p[i]; SG_STORE_9(i + 1, __VA_ARGS__)
+
+#define SG_LOWER(Name) SG_FORTRAN_LOWER_##Name
+#define SG_UPPER(Name) SG_FORTRAN_UPPER_##Name
+#define SG_OMPI_F(Name) SG_XCAT3(ompi_, SG_LOWER(Name), _f)
+
+/* `alias` names the function itself: Open MPI's names are aliases too. */
+#define SG_FORTRAN_ALIAS(target, name) \
+    extern __typeof__(target) name __attribute__((alias(SG_XSTR(target)))) SG_EXPORT;
+
+#define SG_FORTRAN_NAMES(target, lower, upper)    \
+    SG_FORTRAN_ALIAS(target, SG_XCAT(MPI_, upper))    \
+    SG_FORTRAN_ALIAS(target, SG_XCAT(mpi_, lower))    \
+    SG_FORTRAN_ALIAS(target, SG_XCAT3(mpi_, lower, _)) \
+    SG_FORTRAN_ALIAS(target, SG_XCAT3(mpi_, lower, __))
+
+#define SG_DEFINE_FORTRAN(Name, params, args, ...)                                      \
+    SG_EXPORT void SG_OMPI_F(Name)(SG_PARAMS(SG_NARGS args), MPI_Fint *ierr);          \
+    void SG_OMPI_F(Name)(SG_PARAMS(SG_NARGS args), MPI_Fint *ierr)                     \
+    {                                                                                   \
+        void *const p[] = {SG_VALUES(SG_NARGS args)};                                   \
+        struct fortran_args raw = {0}, *c = &raw;                                       \
+        SG_STORE args                                                                   \
+        fortran_call(SG_MPI_##Name, c, ierr);                                           \
+    }                                                                                   \
+    SG_FORTRAN_NAMES(SG_OMPI_F(Name), SG_LOWER(Name), SG_UPPER(Name))
+
+SG_COLLECTIVES(SG_DEFINE_FORTRAN)
+
+SG_EXPORT void ompi_finalize_f(MPI_Fint *ierr);
+void ompi_finalize_f(MPI_Fint *ierr) { fortran_finalize(ierr); }
+SG_FORTRAN_NAMES(ompi_finalize_f, finalize, FINALIZE)
+
+#else
+/* An Open MPI whose Fortran glue was not checked: C callers only. */
+typedef int sg_fortran_unchecked;
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# symbols.sh NM FLAVOR LIBSCALEGUARD MPI_LIBRARY...
+# The Fortran entry points libscaleguard.so exports match the MPI's own
+# Fortran bindings (the MPI_LIBRARY files, e.g. libmpi_mpifh.so):
+#  - every Fortran name it exports (ompi_*_f, mpi_*, MPI_UPPER) is one the
+#    MPI defines too, so none is misspelt and each really takes the place of
+#    the MPI's;
+#  - openmpi: for each of the 26 collectives (the C MPI_Xxx it exports) all
+#    five names of Open MPI 4.1's binding, ompi_xxx_f, mpi_xxx, mpi_xxx_,
+#    mpi_xxx__ and MPI_XXX;
+#  - mpich: none of them (MPICH's bindings call MPI_Xxx, so the C wrappers
+#    see Fortran callers already), and mpi_finalize_f08_ (which calls
+#    PMPI_Finalize there).
+nm=$1 flavor=$2 layer=$3
+shift 3
+ours=$(mktemp) && theirs=$(mktemp) && fortran=$(mktemp) || exit 1
+trap 'rm -f "$ours" "$theirs" "$fortran"' EXIT
+"$nm" -D --defined-only "$layer" | awk 'NF == 3 { print $3 }' | sort -u >"$ours"
+for library in "$@"; do
+    "$nm" -D --defined-only "$library" | awk 'NF == 3 { print $3 }'
+done | sort -u >"$theirs"
+
+fail=0
+problem() {
+    echo "symbols.sh: $*" >&2
+    fail=1
+}
+has() { grep -qx -- "$2" "$1"; }
+
+grep -E '^(ompi_[a-z_]+_f|mpi_[a-z0-9_]+|MPI_[A-Z0-9_]+)$' "$ours" >"$fortran"
+while read -r name; do
+    has "$theirs" "$name" || problem "exports $name, which the MPI's Fortran libraries do not define"
+done <"$fortran"
+
+collectives=$(grep -E '^MPI_[A-Z][a-z_]+$' "$ours" | grep -vx MPI_Finalize)
+count=$(printf '%s\n' "$collectives" | grep -c .)
+[ "$count" -eq 26 ] || problem "exports $count C collectives, expected 26"
+for c in $collectives; do
+    lower=$(printf '%s' "${c#MPI_}" | tr '[:upper:]' '[:lower:]')
+    upper=$(printf '%s' "${c#MPI_}" | tr '[:lower:]' '[:upper:]')
+    for name in "ompi_${lower}_f" "mpi_${lower}" "mpi_${lower}_" "mpi_${lower}__" "MPI_${upper}"; do
+        case $flavor in
+        openmpi) has "$ours" "$name" || problem "does not export $name" ;;
+        mpich) ! has "$ours" "$name" || problem "exports $name, which MPICH's binding needs" ;;
+        esac
+    done
+    has "$theirs" "mpi_${lower}_" || problem "the MPI's Fortran libraries do not define mpi_${lower}_"
+done
+case $flavor in
+openmpi) for name in ompi_finalize_f mpi_finalize_; do
+        has "$ours" "$name" || problem "does not export $name"
+    done ;;
+mpich) has "$ours" mpi_finalize_f08_ || problem "does not export mpi_finalize_f08_" ;;
+*) problem "unknown MPI flavour $flavor" ;;
+esac
+[ "$fail" -eq 0 ] && echo "symbols.sh: $flavor: $(grep -c . "$fortran") Fortran entry points, all the MPI's own"
+exit "$fail"
