@@ -35,7 +35,7 @@ declare -A application=([mpich]="3 -c MPI_Scatter -n 750000000"
 host=$(hostname -s)
 summary=()
 
-# run_application PREFIX INI|- ARGS...: prints the launcher's status word
+# run_application PREFIX INI|- PROCS ARGS...: prints how the run ended
 run_application() {
   local install=$1 ini=$2 procs=$3 log
   shift 3
@@ -46,14 +46,22 @@ run_application() {
     launch+=(--preload "$install/lib/libscaleguard.so" --env SCALEGUARD_CONFIG="$ini"
       --env SCALEGUARD_LOG=info)
   fi
-  local line
+  local line status code outcome
   line=$("${launch[@]}" -- "$install/bin/scaleguard-bench" "$@")
-  local status=${line%% *}
-  status=${status#status=}
+  read -r status code _ <<<"$line"
+  status=${status#status=} code=${code#exit=}
+  case $status:$code in
+    completed:*) outcome="passed, every byte checked" ;;
+    failed:3) outcome="WRONG DATA" ;;
+    failed:4) outcome="MPI error" ;;
+    signal:*) outcome="crashed (signal $((code - 128)))" ;;
+    timeout:*) outcome="hung" ;;
+    *) outcome="$status (exit $code)" ;;
+  esac
   local how
-  how=$(sed -n 's/^scaleguard: .*: class \([A-Z]\), .*: \(W[0-9A-Z-]*\)$/class \1, \2/p' "$log" |
+  how=$(sed -n 's/^scaleguard: .*: class \([A-Z]\), .*: \(W[0-9A-Z-]*\).*$/class \1, \2/p' "$log" |
     head -1)
-  echo "$status${how:+ ($how)}"
+  echo "$outcome${how:+ (avoided $how)}"
   rm -f "$log"
 }
 
