@@ -11,6 +11,8 @@ packages=(
   shellcheck                                    # the scripts' lint
   slurm-wlm munge                               # jobs/local-slurm.sh: a one-node Slurm
   libpmix-dev                                   # srun --mpi=pmix dlopens libpmix.so
+  lmod                                          # the modulefile's test
+  gnuplot-nox                                   # scaleguard-report's plots
 )
 
 missing=()
