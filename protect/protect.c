@@ -278,8 +278,11 @@ static enum sg_workaround preferred(const struct sg_rules *rules, const struct v
  *    them alike, from the same counts). Where the routine has an INI entry,
  *    its Allreduce checks the assumption: the ranks compare their windows
  *    (count and a digest), and if they differ no rank cuts.
- *  - Alltoallv: out of scope (its windows would have to be agreed pairwise);
- *    a Class D layout there is fixed by W2 or left alone. */
+ *  - Alltoallv: each rank's block for rank i meets rank i's block for it,
+ *    in whatever window each puts it, so its sides are never split; a side
+ *    spanning under 2^32 extents is rebased whole (one window), a local
+ *    change like W2 that no other rank needs to know. A wider side (more
+ *    than 4 Gi elements received or sent by one rank) is left alone. */
 
 /* Routines whose ranks compute the same windows alone: see above. */
 static int windows_computed_alike(enum sg_routine r)
@@ -523,7 +526,10 @@ static int sg_protect(struct sg_call *c)
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
         layer->log_level >= SG_LOG_INFO && (sh.is_root && (c->root >= 0 || sh.rank == 0))) {
         char how[64] = "W2";
-        if (outcome == SG_OUTCOME_W1B && windows->of == NULL)
+        if (outcome == SG_OUTCOME_W1B && windows->of == NULL &&
+            (windows->rebase[0] != 0 || windows->rebase[1] != 0))
+            snprintf(how, sizeof how, "W1-B with displacements rebased");
+        else if (outcome == SG_OUTCOME_W1B && windows->of == NULL)
             snprintf(how, sizeof how, "W1-B");
         else if (outcome == SG_OUTCOME_W1B)
             snprintf(how, sizeof how, "W1-B over %d displacement window%s", windows->count,

@@ -46,6 +46,7 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     int recv_in_place = c->recvbuf == MPI_IN_PLACE;
     d->procs = procs;
     d->per_block_factor = 1;
+    d->pairwise = family(c->routine) == SG_MPI_Alltoallv;
     d->send = none;
     d->recv = none;
 
@@ -275,13 +276,37 @@ static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windo
     return MPI_SUCCESS;
 }
 
+/* Alltoallv: the base of one window holding the whole side, if there is one
+ * (0 where the side fits in int as it is). */
+static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
+{
+    *base = 0;
+    if (side->layout != SG_SIDE_V || v_side_fits(side, procs))
+        return 1;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < procs; i++) {
+        if (side->counts[i] == 0)
+            continue;
+        if (side->displs[i] < lo)
+            lo = side->displs[i];
+        if (side->displs[i] + side->counts[i] > hi)
+            hi = side->displs[i] + side->counts[i];
+    }
+    if (hi - lo > WINDOW_SPAN_MAX)
+        return 0;
+    *base = window_base(lo, hi);
+    return 1;
+}
+
 int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w)
 {
     *w = SG_WINDOWS_ONE;
+    if (d->pairwise)
+        return rebase_whole(&d->send, d->procs, &w->rebase[0]) &&
+                       rebase_whole(&d->recv, d->procs, &w->rebase[1])
+                   ? MPI_SUCCESS
+                   : -1;
     int send_v = d->send.layout == SG_SIDE_V, recv_v = d->recv.layout == SG_SIDE_V;
-    if (send_v && recv_v) /* Alltoallv: only where both sides fit as they are */
-        return v_side_fits(&d->send, d->procs) && v_side_fits(&d->recv, d->procs) ? MPI_SUCCESS
-                                                                                  : -1;
     if (!send_v && !side_cuts(&d->send, d->procs))
         return -1; /* a PACKED input whose elements interleave */
     const struct sg_side *v = send_v ? &d->send : recv_v ? &d->recv : NULL;
@@ -319,8 +344,9 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
     memset(r, 0, sizeof *r);
     r->side = side;
     r->type = MPI_DATATYPE_NULL;
-    /* a V side with windows is rebased per window (sg_windows_plan checked it) */
-    if (!(side->layout == SG_SIDE_V && w->of != NULL) && !side_cuts(side, procs))
+    /* a V side with windows, or rebased whole, was checked by sg_windows_plan */
+    int rebased = w->of != NULL || w->rebase[0] != 0 || w->rebase[1] != 0;
+    if (!(side->layout == SG_SIDE_V && rebased) && !side_cuts(side, procs))
         return -1;
     if (side->layout == SG_SIDE_V || side->layout == SG_SIDE_PACKED) {
         r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
@@ -395,7 +421,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     case SG_SIDE_V: {
         /* With windows: the buffer moves to the window's base and only its
          * blocks move data; every displacement is an int by construction. */
-        int64_t from = w->of ? w->base[window] : 0;
+        int64_t from = w->of ? w->base[window] : w->rebase[is_send ? 0 : 1];
         for (int i = 0; i < procs; i++) {
             int inside = w->of ? w->of[i] == window : 1;
             r->counts[i] = inside ? (int)clamp_chunk(side->counts[i], offset, chunk) : 0;

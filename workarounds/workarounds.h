@@ -29,6 +29,8 @@ struct sg_described {
     struct sg_side send, recv;
     int procs;
     int per_block_factor; /* how many blocks a chunk counts for in n (P for Reduce_scatter) */
+    int pairwise;         /* Alltoallv: each V side is matched block by block with another
+                           * rank's, so neither may be split into windows */
 };
 
 /* Describe the call on this rank. `recv_displs`/`send_displs` are the
@@ -45,23 +47,30 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
  * its own, the same routine with the buffer moved to base*extent bytes and
  * counts 0 for the ranks outside the window; the rebased displacements are
  * ints computed from the 64-bit ones. A layout that fits needs one window
- * with base 0: the plain W1-B. */
+ * with base 0: the plain W1-B.
+ *
+ * Alltoallv is the exception: rank r's block for rank i is matched with
+ * rank i's block for r, in whatever window each of them puts it, so its V
+ * sides are never split. Each side that spans under 2^32 extents is only
+ * rebased (one window, `rebase`), which is a change of that rank's
+ * description alone; a wider side cannot be cut. */
 struct sg_windows {
     int count;      /* W >= 1 */
     int mine;       /* the window of this rank's own block (its SINGLE side), -1: none */
     int *of;        /* the V side's holder, when rebased: each rank's window (-1: empty) */
     int64_t *base;  /* with `of`: each window's base, in extents of the V side's type */
+    int64_t rebase[2]; /* without `of` (W = 1): the base of the send and the receive V side */
 };
 
 /* W = 1, base 0, nothing allocated: what a rank without a V side to cut uses
  * until it learns the windows. */
-#define SG_WINDOWS_ONE ((struct sg_windows){.count = 1, .mine = 0, .of = NULL, .base = NULL})
+#define SG_WINDOWS_ONE \
+    ((struct sg_windows){.count = 1, .mine = 0, .of = NULL, .base = NULL, .rebase = {0, 0}})
 
 /* Plan the windows of this rank's V side (none: SG_WINDOWS_ONE). Returns
  * MPI_SUCCESS, MPI_ERR_NO_MEM, or -1 when W1-B cannot cut this layout at all:
- * Alltoallv's V sides are cut only where they fit in int as they are (its
- * windows would have to be agreed pairwise), and a Reduce_scatter input whose
- * elements interleave cannot be packed. */
+ * an Alltoallv side spanning 2^32 extents or more, and a Reduce_scatter input
+ * whose elements interleave (it cannot be packed). */
 int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w);
 
 /* A digest of the partition (0 for W = 1), for ranks that compare their plans. */

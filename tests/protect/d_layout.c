@@ -6,9 +6,11 @@
  * gcd, and so W2's factor, is 1), and lies GAP elements after the previous
  * one. The displacements are summed in C int the way user code does, so
  * past INT_MAX they wrap. ROUTINE is MPI_Gatherv, MPI_Scatterv,
- * MPI_Allgatherv or an I-form of one; -i passes MPI_IN_PLACE where the
- * routine allows it (the root of Gatherv/Scatterv, every rank of
- * Allgatherv). With a GAP the layout spans far more than it holds: the
+ * MPI_Allgatherv, MPI_Alltoallv or an I-form of one; -i passes MPI_IN_PLACE
+ * where the routine allows it (the root of Gatherv/Scatterv, every rank of
+ * Allgatherv and Alltoallv). Alltoallv's blocks between ranks r and i have
+ * COUNT + r + i elements (symmetric, as MPI_IN_PLACE requires), laid out
+ * the same way on the receive side and on the send side. With a GAP the layout spans far more than it holds: the
  * buffer is reserved (MAP_NORESERVE) and only the blocks are touched, so a
  * span past 2^32 costs next to no memory. The buffer has 4 GiB of PROT_NONE
  * on either side, so a wrapped displacement crashes rather than scribbles.
@@ -77,8 +79,115 @@ static unsigned char *reserve(size_t span)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_I... "
+    fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_Alltoallv|MPI_I... "
                     "-n COUNT [-g GAP] [-r ROOT] [-i]\n");
+}
+
+/* The exit status every rank agrees on (the worst), reported by rank 0. */
+static int agree(int status, const char *routine, int procs, long long count, long long gap,
+                 int64_t span, int wrapped, int in_place, int root, double seconds)
+{
+    int worst = status;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        worst = status ? status : STATUS_MPI;
+    if (rank == 0)
+        fprintf(stderr,
+                "d_layout: %s P=%d counts %lld+i gap %lld span %lld %s%s root %d: %s (%.1f s)\n",
+                routine, procs, count, gap, (long long)span,
+                wrapped ? "displs wrapped" : "displs intact", in_place ? ", in place" : "", root,
+                worst == 0 ? "every byte right" : worst == STATUS_WRONG ? "WRONG DATA" : "MPI ERROR",
+                seconds);
+    return worst;
+}
+
+/* Blocks of `counts` elements, `gap` apart: the intended displacements, the
+ * ones summed in int, and the span. Returns whether any wrapped. */
+static int lay_out(const int *counts, int procs, long long gap, int64_t *intended, int *displs,
+                   int64_t *span)
+{
+    int wrapped = 0;
+    for (int i = 0; i < procs; i++) {
+        intended[i] = i == 0 ? 0 : intended[i - 1] + counts[i - 1] + gap;
+        displs[i] = (int)(uint32_t)(uint64_t)intended[i];
+        wrapped |= displs[i] != intended[i];
+    }
+    *span = intended[procs - 1] + counts[procs - 1];
+    return wrapped;
+}
+
+/* Alltoallv: block (r -> i) carries pattern(r * procs + i). */
+static int alltoallv(const char *routine, int nonblocking, long long count, long long gap,
+                     int in_place)
+{
+    int rank, procs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (count + 2 * procs > INT32_MAX) {
+        if (rank == 0)
+            usage();
+        return 2;
+    }
+    int *counts = malloc((size_t)procs * sizeof *counts);
+    int *rdispls = malloc((size_t)procs * sizeof *rdispls);
+    int *sdispls = malloc((size_t)procs * sizeof *sdispls);
+    int64_t *rintended = malloc((size_t)procs * sizeof *rintended);
+    int64_t *sintended = malloc((size_t)procs * sizeof *sintended);
+    if (!counts || !rdispls || !sdispls || !rintended || !sintended) {
+        perror("d_layout: malloc");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int i = 0; i < procs; i++)
+        counts[i] = (int)(count + rank + i); /* both ways between rank and i */
+    int64_t span;
+    int wrapped = lay_out(counts, procs, gap, rintended, rdispls, &span);
+    lay_out(counts, procs, gap, sintended, sdispls, &span);
+    unsigned char *recv = reserve((size_t)span), *send = in_place ? NULL : reserve((size_t)span);
+    if (recv == NULL || (!in_place && send == NULL)) {
+        perror("d_layout: mmap");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int i = 0; i < procs; i++)
+        fill((in_place ? recv : send) + sintended[i], rank * procs + i, counts[i]);
+
+    int err;
+    MPI_Request request = MPI_REQUEST_NULL;
+    const void *sendbuf = in_place ? MPI_IN_PLACE : (const void *)send;
+    double start = MPI_Wtime();
+    if (nonblocking) {
+        err = MPI_Ialltoallv(sendbuf, counts, sdispls, MPI_CHAR, recv, counts, rdispls, MPI_CHAR,
+                             MPI_COMM_WORLD, &request);
+        if (err == MPI_SUCCESS)
+            err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else {
+        err = MPI_Alltoallv(sendbuf, counts, sdispls, MPI_CHAR, recv, counts, rdispls, MPI_CHAR,
+                            MPI_COMM_WORLD);
+    }
+    double seconds = MPI_Wtime() - start;
+
+    int status = 0;
+    if (err != MPI_SUCCESS) {
+        fprintf(stderr, "d_layout: rank %d: %s failed (error %d)\n", rank, routine, err);
+        status = STATUS_MPI;
+    }
+    for (int i = 0; i < procs && status == 0; i++) {
+        const unsigned char *p = recv + rintended[i];
+        int64_t after = i + 1 < procs ? gap : 0, bad;
+        const char *what = "";
+        if ((bad = check(p, i * procs + rank, counts[i])) < 0 &&
+            (bad = check_value(p + counts[i], 0, after < GAP_CHECK ? after : GAP_CHECK)) >= 0) {
+            what = "gap after ";
+            bad += counts[i];
+        }
+        if (bad >= 0) {
+            fprintf(stderr, "d_layout: rank %d: %s: wrong data in %sblock from %d at byte %lld\n",
+                    rank, routine, what, i, (long long)bad);
+            status = STATUS_WRONG;
+        }
+    }
+    return agree(status, routine, procs, count, gap, span, wrapped, in_place, -1, seconds);
 }
 
 int main(int argc, char **argv)
@@ -102,24 +211,31 @@ int main(int argc, char **argv)
     }
     int nonblocking = strncmp(routine, "MPI_I", 5) == 0;
     const char *family = routine + (nonblocking ? 5 : 4);
-    enum { GATHERV, SCATTERV, ALLGATHERV } which;
+    enum { GATHERV, SCATTERV, ALLGATHERV, ALLTOALLV } which;
     if (strcmp(family, "gatherv") == 0 || strcmp(family, "Gatherv") == 0)
         which = GATHERV;
     else if (strcmp(family, "scatterv") == 0 || strcmp(family, "Scatterv") == 0)
         which = SCATTERV;
     else if (strcmp(family, "allgatherv") == 0 || strcmp(family, "Allgatherv") == 0)
         which = ALLGATHERV;
+    else if (strcmp(family, "alltoallv") == 0 || strcmp(family, "Alltoallv") == 0)
+        which = ALLTOALLV;
     else {
         usage();
         return 2;
     }
 
     MPI_Init(&argc, &argv);
+    if (which == ALLTOALLV) {
+        int status = alltoallv(routine, nonblocking, count, gap, in_place);
+        MPI_Finalize();
+        return status;
+    }
     int rank, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (root < 0 || root >= procs || count + procs > INT32_MAX) {
+    if (root < 0 || root >= procs || count + 2 * procs > INT32_MAX) {
         if (rank == 0)
             usage();
         MPI_Finalize();
@@ -131,15 +247,10 @@ int main(int argc, char **argv)
     int *counts = malloc((size_t)procs * sizeof *counts);
     int *displs = malloc((size_t)procs * sizeof *displs);
     int64_t *intended = malloc((size_t)procs * sizeof *intended);
-    for (int i = 0; i < procs; i++) {
-        counts[i] = (int)(count + i);
-        intended[i] = i == 0 ? 0 : intended[i - 1] + counts[i - 1] + gap;
-        displs[i] = (int)(uint32_t)(uint64_t)intended[i];
-    }
-    int64_t span = intended[procs - 1] + counts[procs - 1];
-    int wrapped = 0;
     for (int i = 0; i < procs; i++)
-        wrapped |= displs[i] != intended[i];
+        counts[i] = (int)(count + i);
+    int64_t span;
+    int wrapped = lay_out(counts, procs, gap, intended, displs, &span);
 
     int is_root = which == ALLGATHERV || rank == root;
     int own_in_place = in_place && is_root;
@@ -203,6 +314,8 @@ int main(int argc, char **argv)
                                    MPI_COMM_WORLD);
         break;
     }
+    case ALLTOALLV: /* run by alltoallv() */
+        break;
     }
     if (err == MPI_SUCCESS && req)
         err = MPI_Wait(req, MPI_STATUS_IGNORE);
@@ -250,16 +363,7 @@ int main(int argc, char **argv)
             status = STATUS_WRONG;
         }
     }
-    int worst = status;
-    if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
-        worst = status ? status : STATUS_MPI;
-    if (rank == 0)
-        fprintf(stderr,
-                "d_layout: %s P=%d counts %lld+i gap %lld span %lld %s%s root %d: %s (%.1f s)\n",
-                routine, procs, count, gap, (long long)span,
-                wrapped ? "displs wrapped" : "displs intact", in_place ? ", in place" : "", root,
-                worst == 0 ? "every byte right" : worst == STATUS_WRONG ? "WRONG DATA" : "MPI ERROR",
-                seconds);
+    int worst = agree(status, routine, procs, count, gap, span, wrapped, in_place, root, seconds);
     MPI_Finalize();
     return worst;
 }
