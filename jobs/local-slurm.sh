@@ -3,6 +3,7 @@
 # wants to try launch-slurm without a real cluster:
 #
 #   local-slurm.sh start|stop|status [--prefix DIR]
+#   local-slurm.sh --help
 #
 # Everything lives under DIR (default $SCALEGUARD_SLURM_PREFIX, else
 # /tmp/scaleguard-slurm): a private munged (own key, socket, pid file),
@@ -25,12 +26,29 @@
 # SCALEGUARD_SLURM_CPUS (8), SCALEGUARD_SLURM_CGROUP (auto, yes, no).
 set -euo pipefail
 
+help() {
+  cat <<EOF
+usage: $(basename "$0") start|stop|status [--prefix DIR]
+       $(basename "$0") --help
+A one-node Slurm cluster on this machine (needs root and Debian's slurm-wlm
+munge), all of it under DIR (default \$SCALEGUARD_SLURM_PREFIX, else
+/tmp/scaleguard-slurm). Clients find it through SLURM_CONF.
+  start   starts munged, slurmctld and slurmd (if not running) and prints
+          export SLURM_CONF=DIR/etc/slurm.conf (also in DIR/env)
+  stop    stops them
+  status  says which run; exit 0 when all three do, else 3
+Environment: SCALEGUARD_SLURM_PORT (slurmctld's port, 16817; slurmd the next),
+SCALEGUARD_SLURM_CPUS (8), SCALEGUARD_SLURM_CGROUP (auto, yes, no).
+EOF
+}
+
 usage() {
-  echo "usage: $(basename "$0") start|stop|status [--prefix DIR]" >&2
+  echo "usage: $(basename "$0") start|stop|status [--prefix DIR] (see --help)" >&2
   exit 2
 }
 
 (($# >= 1)) || usage
+case $1 in -h | --help) help; exit 0 ;; esac
 action=$1
 shift
 prefix=${SCALEGUARD_SLURM_PREFIX:-/tmp/scaleguard-slurm}

@@ -2,6 +2,19 @@
 # Install what ScaleGuard needs from Debian's packages; a no-op when all of it
 # is present. Needs root (or sudo) only when something is missing.
 set -euo pipefail
+usage() {
+  cat <<'EOF'
+usage: scripts/install-deps.sh
+       scripts/install-deps.sh --help
+Installs the Debian packages ScaleGuard needs (both MPIs, the build, Fortran,
+clang, shellcheck, Slurm and munge, Lmod, gnuplot) with apt-get; as root, or
+through sudo without a password. Does nothing when all are present.
+EOF
+}
+case $# in
+  0) ;;
+  *) case $1 in -h | --help) usage; exit 0 ;; *) usage >&2; exit 2 ;; esac ;;
+esac
 
 packages=(
   mpich libmpich-dev openmpi-bin libopenmpi-dev # both MPIs, side by side

@@ -14,10 +14,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=${SCALEGUARD_PREFIX:-$PWD/install}
 full=0
+usage() {
+  cat <<'EOF'
+usage: scripts/run-main.sh [--full]
+       scripts/run-main.sh --help
+The main job, as root on Debian 12: installs what is missing, builds and
+installs both MPI trees under $SCALEGUARD_PREFIX/<mpi> (default ./install),
+runs the tester on each MPI's known scaling problem into
+configs/<host>-<mpi>.ini, then an application just past each bound without
+and with libscaleguard.so, and prints a summary.
+  --full   the tester on all 26 collectives (hours)
+EOF
+}
 case ${1:-} in
   '') ;;
   --full) full=1 ;;
-  *) echo "usage: scripts/run-main.sh [--full]" >&2; exit 2 ;;
+  -h | --help) usage; exit 0 ;;
+  *) usage >&2; exit 2 ;;
 esac
 
 scripts/install-deps.sh

@@ -4,6 +4,20 @@
 #   a sanitizer tree (ASan + UBSan) for the unit tests;
 #   a clang tree running each fuzz target for SCALEGUARD_FUZZ_SECONDS (60).
 set -euo pipefail
+usage() {
+  cat <<'EOF'
+usage: scripts/run-tests.sh
+       scripts/run-tests.sh --help
+The whole test suite, as CI runs it: installs what is missing, builds
+build/mpich and build/openmpi and runs all their tests (the large-memory ones
+one at a time), the unit tests under ASan + UBSan (build/sanitize) and each
+fuzz target for $SCALEGUARD_FUZZ_SECONDS (60) seconds (build/fuzz).
+EOF
+}
+case $# in
+  0) ;;
+  *) case $1 in -h | --help) usage; exit 0 ;; *) usage >&2; exit 2 ;; esac ;;
+esac
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
