@@ -58,6 +58,12 @@ int sg_trigger_depends_on_type_size(enum sg_trigger trigger);
 uint64_t sg_trigger_max_count(enum sg_trigger trigger, uint64_t s, uint64_t procs,
                               uint64_t bound);
 
+/* The largest P that does not trigger at (s, n): how many processes (the
+ * root included) W1-A may put in one sub-call. UINT64_MAX when P does not
+ * matter (forms sn and n under the bound, n or s of 0, or a bound of
+ * UINT64_MAX); 0 when even P = 1 triggers. */
+uint64_t sg_trigger_max_procs(enum sg_trigger trigger, uint64_t s, uint64_t n, uint64_t bound);
+
 /* ---- Class X: no general form ------------------------------------------- */
 
 /* A Class X bound holds n <= bound at the (s, P) it was measured at. At any

@@ -65,6 +65,19 @@ uint64_t sg_trigger_max_count(enum sg_trigger trigger, uint64_t s, uint64_t proc
     return factor == UINT64_MAX ? (bound == UINT64_MAX ? 1 : 0) : bound / factor;
 }
 
+uint64_t sg_trigger_max_procs(enum sg_trigger trigger, uint64_t s, uint64_t n, uint64_t bound)
+{
+    if (bound == UINT64_MAX)
+        return UINT64_MAX; /* a saturated value never exceeds it */
+    if (trigger == SG_TRIGGER_SN || trigger == SG_TRIGGER_N)
+        return sg_trigger_exceeds(trigger, s, n, 1, bound) ? 0 : UINT64_MAX;
+    /* snP and nP: the value is P times s*n (resp. n) */
+    uint64_t per_process = trigger == SG_TRIGGER_SNP ? saturating_product(s, n) : n;
+    if (per_process == 0)
+        return UINT64_MAX;
+    return per_process == UINT64_MAX ? 0 : bound / per_process;
+}
+
 uint64_t sg_x_effective_bound(uint64_t bound, uint64_t measured_s, uint64_t measured_procs,
                               uint64_t s, uint64_t procs, int *exact)
 {

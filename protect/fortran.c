@@ -31,6 +31,7 @@
  * same parameters in the same order, every one passed by reference, then
  * ierror. The field says how to convert it. */
 #include "collective.h"
+#include "layer.h"
 
 #if defined(SCALEGUARD_MPI_OPENMPI) && !defined(OPEN_MPI)
 #error "SCALEGUARD_MPI_OPENMPI is set but mpi.h is not Open MPI's"
@@ -129,7 +130,9 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
     if (f->request)
         c.request = &request;
 
+    sg_fortran_caller = 1;
     int err = sg_call_invoke(&layer_entry_points, &c);
+    sg_fortran_caller = 0;
     if (ierr != NULL)
         *ierr = (MPI_Fint)err;
     if (err == MPI_SUCCESS && f->request != NULL)

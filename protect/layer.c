@@ -2,6 +2,7 @@
  * may abort the application: a bad configuration is reported once and the
  * layer goes on with Class D protection only. */
 #include "layer.h"
+#include "pending.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -97,6 +98,8 @@ void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
     fprintf(stderr, "scaleguard: %s\n", line);
 }
 
+_Thread_local int sg_fortran_caller;
+
 /* ---- Statistics --------------------------------------------------------- */
 
 static atomic_ulong calls[SG_ROUTINE_COUNT];
@@ -116,6 +119,7 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
  * calls left as they are, and how many. */
 SG_EXPORT int MPI_Finalize(void)
 {
+    sg_pending_finish_all(); /* requests the caller freed before they completed */
     enum sg_log_level level = sg_layer()->log_level;
     if (level >= SG_LOG_WARN && world_rank() == 0) {
         int header = 0;
@@ -131,12 +135,15 @@ SG_EXPORT int MPI_Finalize(void)
             }
             if (!header++)
                 sg_log(SG_LOG_INFO, NULL,
-                       "summary (rank 0): routine calls triggers(D/G/X) plain/W1-B/W2/left-alone");
-            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %lu/%lu/%lu/%lu", sg_routines[r].name,
+                       "summary (rank 0): routine calls triggers(D/G/X) "
+                       "plain/W1-A/W1-B/W2/W3/left-alone");
+            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %lu/%lu/%lu/%lu/%lu/%lu", sg_routines[r].name,
                    n, atomic_load(&triggers[r][0]), atomic_load(&triggers[r][1]),
                    atomic_load(&triggers[r][2]), atomic_load(&outcomes[r][SG_OUTCOME_PLAIN]),
+                   atomic_load(&outcomes[r][SG_OUTCOME_W1A]),
                    atomic_load(&outcomes[r][SG_OUTCOME_W1B]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_W2]), left);
+                   atomic_load(&outcomes[r][SG_OUTCOME_W2]),
+                   atomic_load(&outcomes[r][SG_OUTCOME_W3]), left);
         }
     }
     return PMPI_Finalize();

@@ -33,12 +33,19 @@ void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
 /* How a call was handled, for the MPI_Finalize summary. */
 enum sg_outcome {
     SG_OUTCOME_PLAIN,       /* no trigger */
+    SG_OUTCOME_W1A,
     SG_OUTCOME_W1B,
     SG_OUTCOME_W2,
+    SG_OUTCOME_W3,
     SG_OUTCOME_LEFT_ALONE,  /* triggered, but no workaround could guarantee the result */
     SG_OUTCOME_COUNT
 };
 
 void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outcome);
+
+/* Set while a Fortran caller's call runs (fortran.c, Open MPI): its
+ * MPI_WAIT goes to PMPI_Wait directly, past the layer, so its non-blocking
+ * calls complete inside the call instead (see pending.h). */
+extern _Thread_local int sg_fortran_caller;
 
 #endif

@@ -25,6 +25,9 @@
 #include <stdlib.h>
 
 #include "layer.h"
+#include "pending.h"
+#include "w1a.h"
+#include "w3.h"
 #include "workarounds.h"
 
 static int sg_protect(struct sg_call *c);
@@ -218,9 +221,11 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 
 /* ---- The plan ----------------------------------------------------------- */
 
-enum plan_kind { PLAN_PLAIN, PLAN_W1B, PLAN_W2, PLAN_LEFT_ALONE };
+enum plan_kind { PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE };
 
-/* What every rank must run alike; Gatherv/Scatterv's root sends it as is. */
+/* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
+ * W1-A: `chunk` is the group size, and `rounds` 1 when the root's windows
+ * follow (W1-A's groups follow them, so every rank needs them all). */
 struct plan {
     int64_t kind, chunk, rounds, windows;
 };
@@ -229,6 +234,7 @@ struct plan {
 #define FLAG_OF_ROUTINE(name, global_buffer, irregular) ATOMIC_FLAG_INIT,
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 static atomic_flag inter_once = ATOMIC_FLAG_INIT;
+static atomic_flag w3_missing_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 
 static enum sg_workaround preferred(const struct sg_rules *rules, const struct verdict *v)
 {
@@ -238,6 +244,37 @@ static enum sg_workaround preferred(const struct sg_rules *rules, const struct v
         if (rules->entries[i]->cls == SG_CLASS_D)
             return rules->entries[i]->workaround;
     return SG_WORKAROUND_AUTO;
+}
+
+/* W1-A's group size: the most processes any Class G entry lets one sub-call
+ * have at this n and s (P when none limits it); 0 under Class X, whose
+ * bound holds at the measured P only. */
+static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
+                       const struct sg_shape *sh)
+{
+    if (v->cls == SG_CLASS_X)
+        return 0;
+    uint64_t members = sh->procs;
+    for (size_t i = 0; i < rules->count; i++) {
+        const struct sg_bound_entry *e = rules->entries[i];
+        if (e->cls != SG_CLASS_G)
+            continue;
+        uint64_t m = sg_trigger_max_procs(e->trigger, sh->s, sh->n, e->bound);
+        if (m < members)
+            members = m;
+    }
+    return (int)members;
+}
+
+/* Whether the routine's INI entries put its problem inside the MPI (class G
+ * or X): then W3 is never used, since the large-count functions run the
+ * same code inside (MPICH 4.0.2's MPI_Scatter_c crashes like MPI_Scatter). */
+static int problem_inside_mpi(const struct sg_rules *rules)
+{
+    for (size_t i = 0; i < rules->count; i++)
+        if (rules->entries[i]->cls != SG_CLASS_D)
+            return 1;
+    return 0;
 }
 
 /* ---- Class D by windows ------------------------------------------------
@@ -316,8 +353,9 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
  * decision (see sg_protect). `*why` gets the reason when the call is left
  * alone. */
 static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
-                          const struct verdict *v, const struct sg_described *d,
-                          const struct w1b_fit *fit, int agreed, int reports, int *why)
+                          const struct verdict *v, const struct sg_shape *sh,
+                          const struct sg_described *d, const struct w1b_fit *fit, int agreed,
+                          int reports, int *why)
 {
     const char *routine = sg_routines[c->routine].name;
     int w2 = v->w2_valid_trigger && sg_w2_applies(c, d, v->max_count);
@@ -325,27 +363,55 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     int w1b = fit->cuts && (agreed || local);
     struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1};
 
+    /* W3: Class D alone, where this MPI has the large-count function. */
+    int w3 = v->cls == SG_CLASS_D && !problem_inside_mpi(rules) && sg_w3_function(c->routine);
+    /* W1-A: groups under a P-dependent (Type-3) bound, or following Class D's
+     * windows; every rank must learn the plan, so only where they talk. */
+    int members = w1a_members(rules, v, sh);
+    const char *w1a_why = "the bound does not depend on P";
+    int w1a = agreed && members >= 2 && (members < (int)sh->procs || v->cls == SG_CLASS_D) &&
+              sg_w1a_applies(c, d, members, &w1a_why);
+
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
         return (struct plan){PLAN_PLAIN, 0, 0, 1};
-    if (want == SG_WORKAROUND_W1A || want == SG_WORKAROUND_W3) {
+    if (want == SG_WORKAROUND_W1A && !w1a) {
         if (reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-                   "%s: workaround %s is not available in this version; using auto", routine,
-                   sg_workaround_name(want));
+                   "%s: workaround W1-A cannot apply to this call (%s); using auto", routine,
+                   members < 2 && v->cls != SG_CLASS_X ? "no group of 2 is under the bound"
+                   : !agreed                           ? "the routine has no entry of its own"
+                                                       : w1a_why);
         want = SG_WORKAROUND_AUTO;
-    } else if ((want == SG_WORKAROUND_W2 && !w2) || (want == SG_WORKAROUND_W1B && !w1b)) {
-        /* e.g. W2 for a reduction: an op on a k-element type is not defined */
+    } else if (want == SG_WORKAROUND_W3 && !w3 && v->cls == SG_CLASS_D &&
+               !problem_inside_mpi(rules)) {
+        if (reports)
+            sg_log(SG_LOG_INFO, &w3_missing_once[c->routine],
+                   "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
+                   "valid workaround", routine, routine);
+        want = SG_WORKAROUND_AUTO;
+    } else if ((want == SG_WORKAROUND_W2 && !w2) || (want == SG_WORKAROUND_W1B && !w1b) ||
+               (want == SG_WORKAROUND_W3 && !w3)) {
+        /* e.g. W2 for a reduction: an op on a k-element type is not defined;
+         * W3 for a problem inside the MPI, which its _c function shares */
         if (reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
                    "%s: workaround %s cannot apply to this call; using auto", routine,
                    sg_workaround_name(want));
         want = SG_WORKAROUND_AUTO;
     }
-    if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
+    /* auto: W3, then W2 (one call each), then W1-B (rounds), then W1-A
+     * (groups: its communicators cost a creation on first use) */
+    if (want == SG_WORKAROUND_W1A)
+        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count};
+    else if (want == SG_WORKAROUND_W3 || (want == SG_WORKAROUND_AUTO && w3))
+        p.kind = PLAN_W3;
+    else if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
         p.kind = PLAN_W2;
     else if (w1b)
         p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds, fit->win.count};
+    else if (w1a)
+        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count};
     else
         *why = fit->cuts && !agreed ? LEFT_NEEDS_ENTRY : LEFT_NO_WORKAROUND;
     return p;
@@ -411,7 +477,7 @@ static int sg_protect(struct sg_call *c)
     }
     if (decides) {
         int agreed = talks || who == SG_ALL_KNOW || windows_computed_alike(c->routine);
-        plan = choose(c, rules, &v, &d, &fit, agreed, reports, &why);
+        plan = choose(c, rules, &v, &sh, &d, &fit, agreed, reports, &why);
     }
     /* The windows this rank runs W1-B over: its own plan's, or (off the
      * root of Gatherv/Scatterv) the count and its own window from the root. */
@@ -433,6 +499,14 @@ static int sg_protect(struct sg_call *c)
         err = PMPI_Bcast(&plan, PLAN_FIELDS, MPI_INT64_T, c->root, c->comm);
         if (err == MPI_SUCCESS && plan.kind == PLAN_W1B && plan.windows > 1)
             err = PMPI_Scatter(fit.win.of, 1, MPI_INT, &told.mine, 1, MPI_INT, c->root, c->comm);
+        if (err == MPI_SUCCESS && plan.kind == PLAN_W1A && plan.rounds) {
+            /* W1-A's groups follow the windows: every rank needs all of them */
+            if (!sh.is_root && (told.of = malloc((size_t)procs * sizeof *told.of)) == NULL)
+                err = MPI_ERR_NO_MEM; /* then the root waits in the Bcast: as MPI would */
+            else
+                err = PMPI_Bcast(sh.is_root ? fit.win.of : told.of, procs, MPI_INT, c->root,
+                                 c->comm);
+        }
         if (!sh.is_root) {
             told.count = (int)plan.windows;
             windows = &told;
@@ -466,16 +540,27 @@ static int sg_protect(struct sg_call *c)
     }
 
     enum sg_outcome outcome = SG_OUTCOME_PLAIN;
+    /* An I-form's workaround starts its sub-calls and returns a request
+     * over them (pending.h), except for a Fortran caller on Open MPI. */
+    struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
     if (err == MPI_SUCCESS) {
         switch (plan.kind) {
+        case PLAN_W1A:
+            err = sg_w1a(&runner, c, &d, (int)plan.chunk, windows);
+            outcome = SG_OUTCOME_W1A;
+            break;
         case PLAN_W1B:
-            err = sg_w1b(&sg_pmpi, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds, windows);
+            err = sg_w1b(&runner, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds, windows);
             outcome = SG_OUTCOME_W1B;
             break;
         case PLAN_W2: /* local: another rank's W2 needs nothing from this one */
-            if (triggered_here) {
-                err = sg_w2(&sg_pmpi, c, &d, v.max_count);
+        case PLAN_W3:
+            if (triggered_here && plan.kind == PLAN_W2) {
+                err = sg_w2(&runner, c, &d, v.max_count);
                 outcome = SG_OUTCOME_W2;
+            } else if (triggered_here) {
+                err = sg_w3(&runner, c, &d);
+                outcome = SG_OUTCOME_W3;
             } else {
                 err = sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
             }
@@ -518,14 +603,23 @@ static int sg_protect(struct sg_call *c)
                    "%s: the workaround cannot cut this layout" LEFT_ALONE_SUFFIX, info->name);
             outcome = SG_OUTCOME_LEFT_ALONE;
             err = sg_call_invoke(&sg_pmpi, c);
-        } else if (err == MPI_SUCCESS && outcome != SG_OUTCOME_PLAIN &&
-                   outcome != SG_OUTCOME_LEFT_ALONE && c->request) {
-            err = completed_request(c->request);
+        } else if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
+                   c->request) {
+            if (err != MPI_SUCCESS)
+                sg_runner_finish(&runner); /* what was started ends before the error returns */
+            else if (runner.nonblocking)
+                err = sg_pending_start(&runner, c->request);
+            else
+                err = completed_request(c->request);
         }
     }
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
         layer->log_level >= SG_LOG_INFO && (sh.is_root && (c->root >= 0 || sh.rank == 0))) {
         char how[64] = "W2";
+        if (outcome == SG_OUTCOME_W3)
+            snprintf(how, sizeof how, "W3 (%s)", sg_w3_function(c->routine));
+        else if (outcome == SG_OUTCOME_W1A)
+            snprintf(how, sizeof how, "W1-A (groups of %d)", (int)plan.chunk);
         if (outcome == SG_OUTCOME_W1B && windows->of == NULL &&
             (windows->rebase[0] != 0 || windows->rebase[1] != 0))
             snprintf(how, sizeof how, "W1-B with displacements rebased");
@@ -540,6 +634,7 @@ static int sg_protect(struct sg_call *c)
     }
     sg_count(c->routine, v.cls, outcome);
     sg_windows_free(&fit.win);
+    free(told.of);
     free(recv_view.intended);
     free(send_view.intended);
     return err;

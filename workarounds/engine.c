@@ -17,7 +17,6 @@ static int is_reduction(enum sg_routine r)
     }
 }
 
-static int is_nonblocking(enum sg_routine r) { return sg_routines[r].name[4] == 'I'; }
 
 /* The blocking routine of the same family: families are listed in pairs. */
 static enum sg_routine family(enum sg_routine r) { return (enum sg_routine)(r & ~1); }
@@ -471,57 +470,76 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     return MPI_SUCCESS;
 }
 
-/* Run `sub` to completion; non-blocking forms are started and waited for. */
-static int run(const struct sg_entry_points *mpi, struct sg_call *sub)
+/* One round's state on both sides. A blocking call reuses one; a
+ * non-blocking call keeps each round's until its sub-call is done. */
+struct round {
+    struct round_side send, recv;
+};
+
+static void release_round(void *memory)
 {
-    MPI_Request request = MPI_REQUEST_NULL;
-    if (is_nonblocking(sub->routine))
-        sub->request = &request;
-    int err = sg_call_invoke(mpi, sub);
-    if (err == MPI_SUCCESS && request != MPI_REQUEST_NULL)
-        err = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    struct round *r = memory;
+    release(&r->send);
+    release(&r->recv);
+    free(r);
+}
+
+static int prepare_round(struct round *r, const struct sg_described *d, int64_t chunk,
+                         const struct sg_windows *w)
+{
+    int err = prepare(&r->send, &d->send, d->procs, chunk, w);
+    if (err == MPI_SUCCESS)
+        err = prepare(&r->recv, &d->recv, d->procs, chunk, w);
+    else
+        r->recv = (struct round_side){.type = MPI_DATATYPE_NULL};
     return err;
 }
 
-int sg_w1b(const struct sg_entry_points *mpi, const struct sg_call *c,
-           const struct sg_described *d, uint64_t chunk, uint64_t rounds,
-           const struct sg_windows *w)
+int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+           uint64_t chunk, uint64_t rounds, const struct sg_windows *w)
 {
-    struct round_side send, recv;
     int procs = d->procs;
-    int err = prepare(&send, &d->send, procs, (int64_t)chunk, w);
-    if (err == MPI_SUCCESS)
-        err = prepare(&recv, &d->recv, procs, (int64_t)chunk, w);
-    else
-        recv = (struct round_side){.type = MPI_DATATYPE_NULL};
+    struct round *r = malloc(sizeof *r);
+    if (r == NULL)
+        return MPI_ERR_NO_MEM;
+    int err = prepare_round(r, d, (int64_t)chunk, w);
 
     /* Window after window, each in the same number of rounds: a rank that
      * holds no V side knows its own window only, not the others' blocks, so
      * the rounds cannot follow each window's own largest block. */
     uint64_t calls = (uint64_t)w->count * rounds;
     for (uint64_t t = 0; err == MPI_SUCCESS && t < calls; t++) {
+        if (t > 0 && runner->nonblocking) { /* the previous round's state is in flight */
+            err = sg_keep(runner, release_round, r);
+            if (err == MPI_SUCCESS && (r = malloc(sizeof *r)) == NULL)
+                err = MPI_ERR_NO_MEM;
+            if (err != MPI_SUCCESS)
+                return err;
+            if ((err = prepare_round(r, d, (int64_t)chunk, w)) != MPI_SUCCESS)
+                break;
+        }
         struct sg_call sub = *c;
         int window = (int)(t / rounds);
         int64_t offset = (int64_t)((t % rounds) * chunk);
-        err = cut(&send, c, &sub, 1, procs, offset, (int64_t)chunk, w, window);
+        err = cut(&r->send, c, &sub, 1, procs, offset, (int64_t)chunk, w, window);
         if (err == MPI_SUCCESS)
-            err = cut(&recv, c, &sub, 0, procs, offset, (int64_t)chunk, w, window);
+            err = cut(&r->recv, c, &sub, 0, procs, offset, (int64_t)chunk, w, window);
         if (err == MPI_SUCCESS) {
             /* Reductions share one count between both buffers. */
             if (is_reduction(c->routine) && d->send.layout == SG_SIDE_SINGLE)
                 sub.recvcount = sub.sendcount;
             if (d->send.layout == SG_SIDE_PACKED)
                 sub.recvcount = (int)clamp_chunk(d->recv.count, offset, (int64_t)chunk);
-            err = run(mpi, &sub);
+            err = sg_run(runner, &sub);
         }
-        if (send.type != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&send.type);
-        if (recv.type != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&recv.type);
+        /* MPI keeps a datatype that a started operation uses */
+        if (r->send.type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&r->send.type);
+        if (r->recv.type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&r->recv.type);
     }
-    release(&send);
-    release(&recv);
-    return err;
+    int kept = sg_keep(runner, release_round, r);
+    return err != MPI_SUCCESS ? err : kept;
 }
 
 /* ---- W2 ------------------------------------------------------------------ */
@@ -653,11 +671,10 @@ static void shrink(struct big_side *b)
 {
     if (b->type != MPI_DATATYPE_NULL)
         PMPI_Type_free(&b->type);
-    free(b->counts);
 }
 
-int sg_w2(const struct sg_entry_points *mpi, const struct sg_call *c,
-          const struct sg_described *d, uint64_t max_count)
+int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+          uint64_t max_count)
 {
     if (!sg_w2_applies(c, d, max_count))
         return -1;
@@ -675,8 +692,13 @@ int sg_w2(const struct sg_entry_points *mpi, const struct sg_call *c,
     else
         recv = (struct big_side){.type = MPI_DATATYPE_NULL};
     if (err == MPI_SUCCESS)
-        err = run(mpi, &sub);
+        err = sg_run(runner, &sub);
+    /* MPI keeps a datatype that a started operation uses; the counts and
+     * displacements must live until it is done */
     shrink(&send);
     shrink(&recv);
-    return err;
+    int kept = sg_keep(runner, free, send.counts);
+    if (kept == MPI_SUCCESS)
+        kept = sg_keep(runner, free, recv.counts);
+    return err != MPI_SUCCESS ? err : kept;
 }

@@ -7,6 +7,7 @@
 #define SCALEGUARD_WORKAROUNDS_H
 
 #include "collective.h"
+#include "runner.h"
 
 enum sg_layout {
     SG_SIDE_NONE,    /* not used on this rank, or MPI_IN_PLACE */
@@ -83,9 +84,8 @@ void sg_windows_free(struct sg_windows *w);
  * rounds sub-calls in all). A rank without a V side needs only w->count and
  * w->mine. Returns an MPI error code, or -1 (before any communication) when
  * the layout cannot be cut this way. */
-int sg_w1b(const struct sg_entry_points *mpi, const struct sg_call *c,
-           const struct sg_described *d, uint64_t chunk, uint64_t rounds,
-           const struct sg_windows *w);
+int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+           uint64_t chunk, uint64_t rounds, const struct sg_windows *w);
 
 /* The number of rounds W1-B needs on this rank: ceil(largest block / chunk). */
 uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk);
@@ -94,8 +94,8 @@ uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk);
  * side decides alone (MPI matches type signatures, not types). Returns an
  * MPI error code, or -1 when W2 cannot apply (reductions; a V side whose
  * counts and displacements share no factor > 1 or stay too large). */
-int sg_w2(const struct sg_entry_points *mpi, const struct sg_call *c,
-          const struct sg_described *d, uint64_t max_count);
+int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+          uint64_t max_count);
 
 /* Whether sg_w2 would apply on this rank. */
 int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count);

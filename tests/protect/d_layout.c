@@ -1,6 +1,7 @@
 /* d_layout: one v-collective over a Class D layout, every byte checked.
  *
  *   d_layout -c ROUTINE -n COUNT [-g GAP] [-r ROOT] [-i]
+ *   d_layout -k CALLS [-s SEED] [-c ROUTINE]
  *
  * Rank i's block has COUNT + i MPI_CHAR elements (consecutive counts: their
  * gcd, and so W2's factor, is 1), and lies GAP elements after the previous
@@ -14,6 +15,11 @@
  * buffer is reserved (MAP_NORESERVE) and only the blocks are touched, so a
  * span past 2^32 costs next to no memory. The buffer has 4 GiB of PROT_NONE
  * on either side, so a wrapped displacement crashes rather than scribbles.
+ *
+ * With -k, CALLS calls one after another, each with its routine (unless
+ * -c), count, gap, root and MPI_IN_PLACE drawn from SEED (the same on every
+ * rank): spans from a few KiB to past 2^32, wrapped or not. Alltoallv's gaps
+ * stay under 2^32 in all, where its sides can be rebased.
  *
  * Checked: every byte of every block where it lands, the bytes after each
  * block up to 4096 of the gap (untouched), and 64 guard bytes after each
@@ -64,6 +70,12 @@ static int64_t check_value(const unsigned char *p, unsigned char value, int64_t 
 
 /* `span` bytes, readable and writable, between two PROT_NONE guards;
  * reserved only, so untouched pages cost nothing. */
+static size_t reserved_body(size_t span)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (span + page - 1) / page * page;
+}
+
 static unsigned char *reserve(size_t span)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -77,10 +89,19 @@ static unsigned char *reserve(size_t span)
     return all + GUARD;
 }
 
+static void unreserve(unsigned char *p, size_t span)
+{
+    if (p != NULL)
+        munmap(p - GUARD, GUARD + reserved_body(span) + GUARD);
+}
+
+static int quiet; /* -k: rank 0 reports failures only */
+
 static void usage(void)
 {
     fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_Alltoallv|MPI_I... "
-                    "-n COUNT [-g GAP] [-r ROOT] [-i]\n");
+                    "-n COUNT [-g GAP] [-r ROOT] [-i]\n"
+                    "       d_layout -k CALLS [-s SEED] [-c ROUTINE]\n");
 }
 
 /* The exit status every rank agrees on (the worst), reported by rank 0. */
@@ -92,7 +113,7 @@ static int agree(int status, const char *routine, int procs, long long count, lo
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         worst = status ? status : STATUS_MPI;
-    if (rank == 0)
+    if (rank == 0 && (!quiet || worst != 0))
         fprintf(stderr,
                 "d_layout: %s P=%d counts %lld+i gap %lld span %lld %s%s root %d: %s (%.1f s)\n",
                 routine, procs, count, gap, (long long)span,
@@ -187,50 +208,22 @@ static int alltoallv(const char *routine, int nonblocking, long long count, long
             status = STATUS_WRONG;
         }
     }
+    unreserve(recv, (size_t)span);
+    unreserve(send, (size_t)span);
+    free(counts);
+    free(rdispls);
+    free(sdispls);
+    free(rintended);
+    free(sintended);
     return agree(status, routine, procs, count, gap, span, wrapped, in_place, -1, seconds);
 }
 
-int main(int argc, char **argv)
-{
-    const char *routine = NULL;
-    long long count = 0, gap = 0;
-    int root = 0, in_place = 0, opt;
-    while ((opt = getopt(argc, argv, "c:n:g:r:i")) != -1) {
-        switch (opt) {
-        case 'c': routine = optarg; break;
-        case 'n': count = atoll(optarg); break;
-        case 'g': gap = atoll(optarg); break;
-        case 'r': root = atoi(optarg); break;
-        case 'i': in_place = 1; break;
-        default: usage(); return 2;
-        }
-    }
-    if (routine == NULL || count <= 0 || gap < 0) {
-        usage();
-        return 2;
-    }
-    int nonblocking = strncmp(routine, "MPI_I", 5) == 0;
-    const char *family = routine + (nonblocking ? 5 : 4);
-    enum { GATHERV, SCATTERV, ALLGATHERV, ALLTOALLV } which;
-    if (strcmp(family, "gatherv") == 0 || strcmp(family, "Gatherv") == 0)
-        which = GATHERV;
-    else if (strcmp(family, "scatterv") == 0 || strcmp(family, "Scatterv") == 0)
-        which = SCATTERV;
-    else if (strcmp(family, "allgatherv") == 0 || strcmp(family, "Allgatherv") == 0)
-        which = ALLGATHERV;
-    else if (strcmp(family, "alltoallv") == 0 || strcmp(family, "Alltoallv") == 0)
-        which = ALLTOALLV;
-    else {
-        usage();
-        return 2;
-    }
+enum family { GATHERV, SCATTERV, ALLGATHERV, ALLTOALLV };
 
-    MPI_Init(&argc, &argv);
-    if (which == ALLTOALLV) {
-        int status = alltoallv(routine, nonblocking, count, gap, in_place);
-        MPI_Finalize();
-        return status;
-    }
+/* One Gatherv, Scatterv or Allgatherv call (or I-form), checked. */
+static int v_call(const char *routine, enum family which, int nonblocking, long long count,
+                  long long gap, int root, int in_place)
+{
     int rank, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
@@ -238,10 +231,8 @@ int main(int argc, char **argv)
     if (root < 0 || root >= procs || count + 2 * procs > INT32_MAX) {
         if (rank == 0)
             usage();
-        MPI_Finalize();
         return 2;
     }
-
     /* The layout: intended 64-bit displacements, and the int ones user
      * code computes (summed in int: modulo 2^32). */
     int *counts = malloc((size_t)procs * sizeof *counts);
@@ -363,7 +354,111 @@ int main(int argc, char **argv)
             status = STATUS_WRONG;
         }
     }
-    int worst = agree(status, routine, procs, count, gap, span, wrapped, in_place, root, seconds);
-    MPI_Finalize();
+    unreserve(layout, (size_t)span);
+    free(single);
+    free(counts);
+    free(displs);
+    free(intended);
+    return agree(status, routine, procs, count, gap, span, wrapped, in_place, root, seconds);
+}
+
+static const char *const routines[] = {"MPI_Gatherv",    "MPI_Igatherv",    "MPI_Scatterv",
+                                       "MPI_Iscatterv",  "MPI_Allgatherv",  "MPI_Iallgatherv",
+                                       "MPI_Alltoallv",  "MPI_Ialltoallv"};
+
+static int parse_routine(const char *routine, enum family *which, int *nonblocking)
+{
+    *nonblocking = strncmp(routine, "MPI_I", 5) == 0;
+    const char *family = routine + (*nonblocking ? 5 : 4);
+    if (strcmp(family, "gatherv") == 0 || strcmp(family, "Gatherv") == 0)
+        *which = GATHERV;
+    else if (strcmp(family, "scatterv") == 0 || strcmp(family, "Scatterv") == 0)
+        *which = SCATTERV;
+    else if (strcmp(family, "allgatherv") == 0 || strcmp(family, "Allgatherv") == 0)
+        *which = ALLGATHERV;
+    else if (strcmp(family, "alltoallv") == 0 || strcmp(family, "Alltoallv") == 0)
+        *which = ALLTOALLV;
+    else
+        return -1;
+    return 0;
+}
+
+static int one_call(const char *routine, long long count, long long gap, int root, int in_place)
+{
+    enum family which;
+    int nonblocking;
+    parse_routine(routine, &which, &nonblocking);
+    return which == ALLTOALLV ? alltoallv(routine, nonblocking, count, gap, in_place)
+                              : v_call(routine, which, nonblocking, count, gap, root, in_place);
+}
+
+/* xorshift64*: the same draws on every rank */
+static uint64_t draw(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 2685821657736338717u;
+}
+
+/* -k: `calls` random calls; stops at the first that fails. */
+static int random_calls(long calls, uint64_t seed, const char *only)
+{
+    static const long long gaps[] = {0, 1000, 700000000, 1000000000, 1500000000};
+    int procs, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    uint64_t state = seed * 0x9E3779B97F4A7C15u + 1;
+    quiet = 1;
+    int worst = 0;
+    long k;
+    for (k = 0; k < calls && worst == 0; k++) {
+        const char *routine = only ? only : routines[draw(&state) % 8];
+        long long count = 1 + (long long)(draw(&state) % 200);
+        int gaps_allowed = strstr(routine, "lltoallv") ? 4 : 5; /* Alltoallv: span < 2^32 */
+        long long gap = gaps[draw(&state) % (uint64_t)gaps_allowed];
+        int root = (int)(draw(&state) % (uint64_t)procs);
+        int in_place = (int)(draw(&state) % 3 == 0);
+        worst = one_call(routine, count, gap, root, in_place);
+        if (worst != 0 && rank == 0)
+            fprintf(stderr, "d_layout: call %ld of seed %llu failed (above)\n", k,
+                    (unsigned long long)seed);
+    }
+    if (rank == 0)
+        fprintf(stderr, "d_layout: %ld random calls, seed %llu: %s\n", k,
+                (unsigned long long)seed, worst == 0 ? "every byte right" : "FAILED");
     return worst;
+}
+
+int main(int argc, char **argv)
+{
+    const char *routine = NULL;
+    long long count = 0, gap = 0;
+    long calls = 0;
+    unsigned long long seed = 1;
+    int root = 0, in_place = 0, opt;
+    while ((opt = getopt(argc, argv, "c:n:g:r:ik:s:")) != -1) {
+        switch (opt) {
+        case 'c': routine = optarg; break;
+        case 'n': count = atoll(optarg); break;
+        case 'g': gap = atoll(optarg); break;
+        case 'r': root = atoi(optarg); break;
+        case 'i': in_place = 1; break;
+        case 'k': calls = atol(optarg); break;
+        case 's': seed = strtoull(optarg, NULL, 10); break;
+        default: usage(); return 2;
+        }
+    }
+    enum family which;
+    int nonblocking;
+    if ((routine != NULL && parse_routine(routine, &which, &nonblocking) != 0) ||
+        (calls <= 0 && (routine == NULL || count <= 0 || gap < 0))) {
+        usage();
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    int status = calls > 0 ? random_calls(calls, seed, routine)
+                           : one_call(routine, count, gap, root, in_place);
+    MPI_Finalize();
+    return status;
 }

@@ -1,5 +1,6 @@
 /* Detectors G and X: the four trigger forms, saturation past 2^64, the
- * largest safe count, and the documented Class X policy off the measured point. */
+ * largest safe count and process count, and the documented Class X policy
+ * off the measured point. */
 #include "check.h"
 #include "detectors.h"
 
@@ -52,6 +53,34 @@ static void test_max_count(void)
             }
 }
 
+static void test_max_procs(void)
+{
+    /* MPICH 4.0.2 MPI_Scatter, chars: s*n*P <= 2.1e9 */
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SNP, 1, 700000000, 2100000000), 3);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SNP, 1, 700000001, 2100000000), 2);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SNP, 4, 700000000, 2100000000), 0);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_NP, 4, 700000000, 2100000000), 3);
+    /* the forms without P: any P or none */
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SN, 3, 700000000, 2100000000), UINT64_MAX);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SN, 4, 700000000, 2100000000), 0);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_N, 8, 2100000000, 2100000000), UINT64_MAX);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_N, 1, 2100000001, 2100000000), 0);
+    /* nothing moves, no bound, and s*n past 2^64 */
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SNP, 8, 0, 10), UINT64_MAX);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_NP, 8, 1ULL << 40, UINT64_MAX), UINT64_MAX);
+    CHECK_U64(sg_trigger_max_procs(SG_TRIGGER_SNP, 1ULL << 33, 1ULL << 33, UINT64_MAX - 1), 0);
+    /* the largest P really is safe, and one more is not */
+    for (uint64_t s = 1; s <= 16; s *= 2)
+        for (uint64_t n = 1; n <= 100000; n = n * 7 + 3)
+            for (int t = SG_TRIGGER_SNP; t <= SG_TRIGGER_N; t++) {
+                uint64_t p = sg_trigger_max_procs((enum sg_trigger)t, s, n, 123456789);
+                if (p > 0)
+                    CHECK(!sg_trigger_exceeds((enum sg_trigger)t, s, n, p, 123456789));
+                if (p < UINT64_MAX)
+                    CHECK(sg_trigger_exceeds((enum sg_trigger)t, s, n, p + 1, 123456789));
+            }
+}
+
 static void test_class_x_policy(void)
 {
     /* Prob. 12 measured at (1 B, 48): n_s = 124M. */
@@ -101,6 +130,7 @@ int main(void)
 {
     test_forms();
     test_max_count();
+    test_max_procs();
     test_class_x_policy();
     test_names();
     return check_exit();

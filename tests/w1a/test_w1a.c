@@ -1,0 +1,531 @@
+/* test_w1a: W1-A (workarounds/w1a.h) against the plain call.
+ *
+ * For Bcast, Scatter, Scatterv, Gather, Gatherv and Reduce, blocking and
+ * I-form (the I-form both by a blocking runner and by a non-blocking one,
+ * finished with sg_runner_finish), every root, groups of 2 and 3, a
+ * contiguous and a non-contiguous type (lb != 0, extent != size; for Reduce,
+ * which takes predefined types only, MPI_SHORT_INT: extent 8, size 6), with
+ * and without MPI_IN_PLACE at the root: the same call on the same random data
+ * runs once plain (PMPI) and once through sg_w1a, and every byte of every
+ * buffer on every rank must agree. The buffers have margins on either side,
+ * so a stray write shows too.
+ *
+ * Also checked: a rank creates one sub-communicator per group it is in on
+ * the first call of a partition and none on the next calls; freeing the
+ * parent frees them all; the calls W1-A refuses are refused without
+ * communicating; and Class D layouts run over displacement windows: windows
+ * made by hand over small displacements (compared with the plain call), and
+ * the windows of sg_windows_plan for a layout spanning more than 2^32
+ * elements (the buffer is only reserved; compared with the expected bytes).
+ *
+ * On any difference: a message naming the routine, root, rank and byte on
+ * stderr, and MPI_Abort with exit status 1. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "w1a.h"
+
+#define MARGIN 64
+
+static int rank, procs;
+
+static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "test_w1a: rank %d: ", rank);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static uint64_t state;
+
+static void seed(uint64_t s) { state = s * 0x9E3779B97F4A7C15u + 12345; }
+
+static uint32_t next_random(void)
+{
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return (uint32_t)(state >> 33);
+}
+
+/* ---- One call, plain and through W1-A ------------------------------------ */
+
+struct setting {
+    enum sg_routine routine; /* the blocking form */
+    int form;                /* 0 blocking; I-form by a 1 blocking, 2 non-blocking runner */
+    int root, members, in_place;
+    MPI_Datatype type;
+    MPI_Op op;
+    const char *type_name;
+    const struct sg_windows *w; /* NULL: SG_WINDOWS_ONE */
+};
+
+/* The same on every rank: n for the regular routines, counts and
+ * displacements for the v-routines, and how many elements each buffer has. */
+struct layout {
+    int n, *counts, *displs;
+    int64_t elements;
+};
+
+static const char *const form_names[] = {"", " (I-form, blocking runner)",
+                                         " (I-form, non-blocking runner)"};
+
+static struct sg_call make_call(const struct setting *s, const struct layout *l,
+                                unsigned char *send, unsigned char *recv, MPI_Comm comm)
+{
+    int in_place = s->in_place && rank == s->root;
+    struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+                        .sendbuf = send, .recvbuf = recv, .sendtype = s->type,
+                        .recvtype = s->type, .op = s->op, .root = s->root, .comm = comm};
+    switch (s->routine) {
+    case SG_MPI_Bcast:
+        c.recvbuf = send;
+        c.sendcount = c.recvcount = l->n;
+        break;
+    case SG_MPI_Reduce:
+    case SG_MPI_Gather:
+        c.sendbuf = in_place ? MPI_IN_PLACE : send;
+        c.sendcount = c.recvcount = l->n;
+        break;
+    case SG_MPI_Scatter:
+        c.recvbuf = in_place ? MPI_IN_PLACE : recv;
+        c.sendcount = c.recvcount = l->n;
+        break;
+    case SG_MPI_Gatherv:
+        c.sendbuf = in_place ? MPI_IN_PLACE : send;
+        c.sendcount = l->counts[rank];
+        c.recvcounts = l->counts;
+        c.rdispls = l->displs;
+        break;
+    case SG_MPI_Scatterv:
+        c.recvbuf = in_place ? MPI_IN_PLACE : recv;
+        c.recvcount = l->counts[rank];
+        c.sendcounts = l->counts;
+        c.sdispls = l->displs;
+        break;
+    default:
+        fail("%s: not a routine of this test", sg_routines[s->routine].name);
+    }
+    return c;
+}
+
+static void compare(const unsigned char *plain, const unsigned char *got, size_t bytes,
+                    const struct setting *s, const char *buffer)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (plain[i] != got[i]) {
+            fprintf(stderr,
+                    "test_w1a: %s%s, %s%s, root %d, groups of %d%s: rank %d: %s byte %td is "
+                    "0x%02x, the plain call gives 0x%02x\n",
+                    sg_routines[s->routine].name, form_names[s->form], s->type_name,
+                    s->in_place ? ", MPI_IN_PLACE" : "", s->root, s->members,
+                    s->w ? ", displacement windows" : "", rank, buffer,
+                    (ptrdiff_t)i - MARGIN, got[i], plain[i]);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
+/* Random bytes; for reductions small values, so that sums cannot overflow. */
+static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, MPI_Aint extent)
+{
+    for (size_t i = 0; i < bytes; i++)
+        buffer[i] = (unsigned char)next_random();
+    if (s->routine != SG_MPI_Reduce)
+        return;
+    for (size_t at = 0; at + sizeof(int) <= bytes; at += sizeof(int)) {
+        int value = (int)(next_random() % 2001) - 1000;
+        if (s->type == MPI_SHORT_INT) /* MINLOC pairs with ties: value 0..3 */
+            value = at % (size_t)extent == MARGIN % (size_t)extent ? (int)(next_random() % 4)
+                                                                    : value;
+        memcpy(buffer + at, &value, sizeof value);
+    }
+}
+
+static void run_case(MPI_Comm comm, const struct setting *s, const struct layout *l,
+                     uint64_t number)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(s->type, &lb, &extent);
+    size_t bytes = (size_t)l->elements * (size_t)extent + 2 * MARGIN;
+    unsigned char *plain_send = malloc(bytes), *plain_recv = malloc(bytes);
+    unsigned char *send = malloc(bytes), *recv = malloc(bytes);
+    if (!plain_send || !plain_recv || !send || !recv)
+        fail("out of memory");
+    seed(number * 1000 + (uint64_t)rank);
+    fill(plain_send, bytes, s, extent);
+    fill(plain_recv, bytes, s, extent);
+    memcpy(send, plain_send, bytes);
+    memcpy(recv, plain_recv, bytes);
+
+    struct sg_call plain = make_call(s, l, plain_send + MARGIN, plain_recv + MARGIN, comm);
+    MPI_Request request;
+    plain.request = &request;
+    int err = sg_call_invoke(&sg_pmpi, &plain);
+    if (err == MPI_SUCCESS && s->form > 0)
+        err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS)
+        fail("%s: the plain call failed (%d)", sg_routines[plain.routine].name, err);
+
+    struct sg_call call = make_call(s, l, send + MARGIN, recv + MARGIN, comm);
+    int64_t *wide = malloc((size_t)procs * sizeof *wide);
+    for (int i = 0; i < procs; i++)
+        wide[i] = l->displs[i];
+    int holds = rank == s->root;
+    struct sg_described d;
+    sg_describe(&call, procs, rank, holds && s->routine == SG_MPI_Scatterv ? wide : NULL,
+                holds && s->routine == SG_MPI_Gatherv ? wide : NULL, &d);
+    struct sg_runner runner = SG_RUNNER(&sg_pmpi, s->form == 2);
+    err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
+    int finished = sg_runner_finish(&runner);
+    if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
+        fail("%s: sg_w1a failed (%d)", sg_routines[call.routine].name,
+             err != MPI_SUCCESS ? err : finished);
+    compare(plain_send, send, bytes, s, "send buffer");
+    compare(plain_recv, recv, bytes, s, "receive buffer");
+    free(wide);
+    free(plain_send);
+    free(plain_recv);
+    free(send);
+    free(recv);
+}
+
+/* n of 1..3; v-blocks of 0..3 elements in random order with gaps. */
+static void make_layout(struct layout *l, uint64_t number)
+{
+    seed(number);
+    l->n = 1 + (int)(next_random() % 3);
+    int *order = malloc((size_t)procs * sizeof *order);
+    for (int i = 0; i < procs; i++)
+        order[i] = i;
+    for (int i = procs - 1; i > 0; i--) {
+        int j = (int)(next_random() % (uint32_t)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    int at = (int)(next_random() % 2);
+    for (int k = 0; k < procs; k++) {
+        int i = order[k];
+        l->counts[i] = (int)(next_random() % 4);
+        l->displs[i] = at;
+        at += l->counts[i] + (int)(next_random() % 3);
+    }
+    l->elements = at > procs * l->n ? at : procs * l->n;
+    free(order);
+}
+
+/* ---- The sweep ------------------------------------------------------------- */
+
+struct typed {
+    MPI_Datatype type;
+    MPI_Op op;
+    const char *name;
+};
+
+static uint64_t case_number;
+
+static void sweep(MPI_Comm comm, MPI_Datatype spaced)
+{
+    const enum sg_routine routines[] = {SG_MPI_Bcast,   SG_MPI_Scatter, SG_MPI_Scatterv,
+                                        SG_MPI_Gather,  SG_MPI_Gatherv, SG_MPI_Reduce};
+    const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT"},
+                                  {spaced, MPI_OP_NULL, "2 MPI_INT at lb -4, extent 24"}};
+    const struct typed reductions[] = {
+        {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM"},
+        {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC"}, /* extent 8, size 6 */
+        {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR"}};
+    struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
+                       .displs = malloc((size_t)procs * sizeof(int))};
+    int first_on_parent = 1;
+    for (int members = 2; members <= 3; members++)
+        for (int root = 0; root < procs; root++) {
+            long before = sg_w1a_created(), after_first = -1;
+            for (size_t r = 0; r < sizeof routines / sizeof *routines; r++) {
+                int reduce = routines[r] == SG_MPI_Reduce;
+                const struct typed *types = reduce ? reductions : moves;
+                size_t type_count = reduce ? 3 : 2;
+                for (int form = 0; form < 3; form++)
+                    for (size_t t = 0; t < type_count; t++)
+                        for (int in_place = 0; in_place <= (routines[r] != SG_MPI_Bcast);
+                             in_place++) {
+                            struct setting s = {routines[r], form,          root,
+                                                members,     in_place,      types[t].type,
+                                                types[t].op, types[t].name, NULL};
+                            make_layout(&l, case_number);
+                            run_case(comm, &s, &l, case_number++);
+                            long now = sg_w1a_created();
+                            /* first call: one per group of this rank (the root
+                             * is in all), and the parent's private copy */
+                            long groups = (procs - 1 + members - 2) / (members - 1);
+                            long expect = (rank == root ? groups : 1) + first_on_parent;
+                            if (after_first < 0 && now - before != expect)
+                                fail("%s: the first call created %ld sub-communicators",
+                                     sg_routines[routines[r]].name, now - before);
+                            if (after_first >= 0 && now != after_first)
+                                fail("%s: a repeated partition created %ld sub-communicators",
+                                     sg_routines[routines[r]].name, now - after_first);
+                            after_first = now;
+                            first_on_parent = 0;
+                        }
+            }
+        }
+    free(l.counts);
+    free(l.displs);
+}
+
+/* ---- Refusals ---------------------------------------------------------------- */
+
+static void sum_op(void *in, void *inout, int *count, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *count; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void expect_applies(enum sg_routine routine, MPI_Datatype type, MPI_Op op, int members,
+                           int expected)
+{
+    struct sg_call c = {.routine = routine, .sendtype = type, .recvtype = type, .op = op,
+                        .root = 0, .comm = MPI_COMM_WORLD};
+    struct sg_described d = {.procs = procs};
+    const char *why = NULL;
+    int applies = sg_w1a_applies(&c, &d, members, &why);
+    if (applies != expected || (!applies && why == NULL))
+        fail("%s: sg_w1a_applies gives %d", sg_routines[routine].name, applies);
+    if (applies)
+        return;
+    /* refused before any communication (a collective here would hang or
+     * fail, as rank 0 alone tries) */
+    struct sg_runner runner = SG_RUNNER(&sg_pmpi, 0);
+    if (rank == 0 && sg_w1a(&runner, &c, &d, members, &SG_WINDOWS_ONE) != -1)
+        fail("%s: sg_w1a did not refuse", sg_routines[routine].name);
+}
+
+static void check_refusals(MPI_Datatype spaced)
+{
+    for (int r = SG_MPI_Allgather; r <= SG_MPI_Ireduce_scatter_block; r++)
+        if (r != SG_MPI_Reduce && r != SG_MPI_Ireduce)
+            expect_applies((enum sg_routine)r, MPI_INT, MPI_SUM, 2, 0);
+    const enum sg_routine rooted[] = {SG_MPI_Bcast,  SG_MPI_Scatter,  SG_MPI_Scatterv,
+                                      SG_MPI_Gather, SG_MPI_Igatherv, SG_MPI_Ireduce};
+    for (size_t i = 0; i < sizeof rooted / sizeof *rooted; i++) {
+        expect_applies(rooted[i], MPI_INT, MPI_SUM, 2, 1);
+        expect_applies(rooted[i], MPI_INT, MPI_SUM, 1, 0); /* the root alone */
+    }
+    MPI_Op user;
+    MPI_Op_create(sum_op, 1, &user);
+    const struct {
+        MPI_Datatype type;
+        MPI_Op op;
+    } refused[] = {{MPI_FLOAT, MPI_SUM},        {MPI_DOUBLE, MPI_PROD},
+                   {MPI_DOUBLE, MPI_MAX},       {MPI_FLOAT, MPI_MIN},
+                   {MPI_DOUBLE_INT, MPI_MINLOC}, {MPI_C_DOUBLE_COMPLEX, MPI_SUM},
+                   {MPI_INT, user},             {spaced, MPI_SUM}},
+      exact[] = {{MPI_LONG_LONG, MPI_PROD}, {MPI_UINT64_T, MPI_SUM},  {MPI_INT8_T, MPI_MIN},
+                 {MPI_UNSIGNED_SHORT, MPI_MAX}, {MPI_2INT, MPI_MAXLOC}, {MPI_LONG_INT, MPI_MINLOC},
+                 {MPI_C_BOOL, MPI_LAND},    {MPI_BYTE, MPI_BOR},     {MPI_INTEGER, MPI_SUM}};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        expect_applies(SG_MPI_Reduce, refused[i].type, refused[i].op, 2, 0);
+        expect_applies(SG_MPI_Ireduce, refused[i].type, refused[i].op, 3, 0);
+    }
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        expect_applies(SG_MPI_Reduce, exact[i].type, exact[i].op, 2, 1);
+    MPI_Op_free(&user);
+}
+
+/* ---- Class D: displacement windows ------------------------------------------ */
+
+/* Windows by hand over a small layout, so the plain call can be compared:
+ * the blocks of even and of odd ranks form the two windows (so a window's
+ * ranks are not consecutive), rank 1 has no block and no window. No
+ * w->base: W1-A rebases each group to its own blocks. */
+static void windows_by_hand(MPI_Comm comm, MPI_Datatype spaced)
+{
+    struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
+                       .displs = malloc((size_t)procs * sizeof(int))};
+    int *of = malloc((size_t)procs * sizeof *of), at = 1;
+    for (int i = 0; i < procs; i++) {
+        l.counts[i] = i == 1 ? 0 : 1 + i % 3;
+        l.displs[i] = at;
+        at += l.counts[i] + i % 2;
+        of[i] = l.counts[i] ? i % 2 : -1;
+    }
+    l.n = 0;
+    l.elements = at;
+    struct sg_windows w = {.count = 2, .mine = of[rank], .of = of};
+    const struct typed types[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT"},
+                                  {spaced, MPI_OP_NULL, "2 MPI_INT at lb -4, extent 24"}};
+    const enum sg_routine routines[] = {SG_MPI_Gatherv, SG_MPI_Scatterv};
+    const int members[] = {2, 3, procs}; /* procs: the windows alone */
+    for (int r = 0; r < 2; r++)
+        for (int form = 0; form < 3; form++)
+            for (int root = 0; root < procs; root++)
+                for (int m = 0; m < 3; m++)
+                    for (int t = 0; t < 2; t++)
+                        for (int in_place = 0; in_place <= 1; in_place++) {
+                            struct setting s = {routines[r], form,     root,
+                                                members[m],  in_place, types[t].type,
+                                                MPI_OP_NULL, types[t].name, &w};
+                            run_case(comm, &s, &l, case_number++);
+                        }
+    free(of);
+    free(l.counts);
+    free(l.displs);
+}
+
+static unsigned char pattern(int owner, int64_t j)
+{
+    return (unsigned char)(((uint32_t)j * 2654435761u + (uint32_t)(owner + 1) * 40503u) >> 24);
+}
+
+/* A layout as wide as Class D makes it: block i of 5 + i chars at i * 1.5e9,
+ * with the displacements summed in int as user code does (they wrap). The
+ * root plans the windows (sg_windows_plan), every rank learns them (the
+ * layer's Bcast), and each rank's bytes must arrive where they belong; the
+ * root's buffer is only reserved, so the span costs a few pages. */
+#define STRIDE 1500000000LL
+
+struct wide_layout {
+    int *counts, *wrapped;
+    int64_t *intended;
+    size_t span;
+};
+
+static void planned_case(MPI_Comm comm, const struct wide_layout *l, enum sg_routine routine,
+                         int form, int root, int members)
+{
+    int gather = routine == SG_MPI_Gatherv;
+    unsigned char *wide = NULL, mine[64] = {0};
+    if (rank == root) {
+        wide = mmap(NULL, l->span, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (wide == MAP_FAILED)
+            fail("mmap of the wide layout failed");
+        for (int i = 0; i < procs && !gather; i++)
+            for (int j = 0; j < l->counts[i]; j++)
+                wide[l->intended[i] + j] = pattern(i, j);
+    }
+    for (int j = 0; j < l->counts[rank] && gather; j++)
+        mine[j] = pattern(rank, j);
+    struct sg_call c = {.routine = (enum sg_routine)(routine + (form > 0)),
+                        .sendbuf = gather ? mine : wide, .sendcount = l->counts[rank],
+                        .sendcounts = l->counts, .sdispls = l->wrapped, .sendtype = MPI_CHAR,
+                        .recvbuf = gather ? wide : mine, .recvcount = l->counts[rank],
+                        .recvcounts = l->counts, .rdispls = l->wrapped, .recvtype = MPI_CHAR,
+                        .root = root, .comm = comm};
+    struct sg_described d;
+    sg_describe(&c, procs, rank, rank == root && !gather ? l->intended : NULL,
+                rank == root && gather ? l->intended : NULL, &d);
+    struct sg_windows w = SG_WINDOWS_ONE;
+    if (rank == root && sg_windows_plan(&d, rank, &w) != MPI_SUCCESS)
+        fail("%s: sg_windows_plan failed", sg_routines[c.routine].name);
+    MPI_Bcast(&w.count, 1, MPI_INT, root, comm);
+    if (w.count < 2)
+        fail("%s: %d window(s) for a span past 2^32", sg_routines[c.routine].name, w.count);
+    if (rank != root)
+        w.of = malloc((size_t)procs * sizeof *w.of);
+    MPI_Bcast(w.of, procs, MPI_INT, root, comm);
+    w.mine = w.of[rank];
+
+    struct sg_runner runner = SG_RUNNER(&sg_pmpi, form == 2);
+    int err = sg_w1a(&runner, &c, &d, members, &w);
+    int finished = sg_runner_finish(&runner);
+    if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
+        fail("%s: sg_w1a over planned windows failed (%d)", sg_routines[c.routine].name,
+             err != MPI_SUCCESS ? err : finished);
+    /* every block this rank sees, and the byte after it untouched */
+    for (int i = 0; i < procs; i++) {
+        const unsigned char *block = gather ? (rank == root ? wide + l->intended[i] : NULL)
+                                            : (i == rank ? mine : NULL);
+        for (int j = 0; block != NULL && j <= l->counts[i]; j++)
+            if (block[j] != (j < l->counts[i] ? pattern(i, j) : 0)) {
+                fprintf(stderr,
+                        "test_w1a: %s%s over %d planned windows, root %d, groups of %d: rank "
+                        "%d: block %d byte %d is 0x%02x\n",
+                        sg_routines[routine].name, form_names[form], w.count, root, members,
+                        rank, i, j, block[j]);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+    }
+    if (rank == root) {
+        sg_windows_free(&w);
+        munmap(wide, l->span);
+    } else {
+        free(w.of);
+    }
+    case_number++;
+}
+
+static void windows_planned(MPI_Comm comm)
+{
+    struct wide_layout l = {malloc((size_t)procs * sizeof(int)),
+                            malloc((size_t)procs * sizeof(int)),
+                            malloc((size_t)procs * sizeof(int64_t)), 0};
+    for (int i = 0; i < procs; i++) {
+        l.counts[i] = 5 + i;
+        l.intended[i] = i * STRIDE;
+        l.wrapped[i] = (int)(uint32_t)(uint64_t)l.intended[i];
+    }
+    l.span = (size_t)l.intended[procs - 1] + (size_t)l.counts[procs - 1] + MARGIN;
+    const enum sg_routine routines[] = {SG_MPI_Gatherv, SG_MPI_Scatterv};
+    for (int r = 0; r < 2; r++)
+        for (int form = 0; form <= 2; form += 2) /* blocking; non-blocking runner */
+            for (int root = 0; root < procs; root += procs - 1)
+                for (int members = 2; members <= procs; members += procs - 2)
+                    planned_case(comm, &l, routines[r], form, root, members);
+    free(l.counts);
+    free(l.wrapped);
+    free(l.intended);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    MPI_Datatype pair, spaced;
+    MPI_Type_vector(2, 1, 3, MPI_INT, &pair);             /* ints at bytes 0 and 12 */
+    MPI_Type_create_resized(pair, -4, 24, &spaced);       /* lb -4, extent 24, size 8 */
+    MPI_Type_commit(&spaced);
+    MPI_Type_free(&pair);
+
+    check_refusals(spaced);
+
+    long alive = sg_w1a_alive();
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    sweep(comm, spaced);
+    windows_by_hand(comm, spaced);
+    windows_planned(comm);
+    if (sg_w1a_alive() <= alive)
+        fail("no sub-communicator alive after the sweep");
+    MPI_Comm_free(&comm);
+    if (sg_w1a_alive() != alive)
+        fail("%ld sub-communicators still alive after MPI_Comm_free of the parent",
+             sg_w1a_alive() - alive);
+
+    /* left on MPI_COMM_WORLD: MPI_Finalize deletes the cache */
+    struct setting s = {SG_MPI_Gather, 2, procs - 1, 2, 1, MPI_INT, MPI_OP_NULL, "MPI_INT", NULL};
+    struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
+                       .displs = malloc((size_t)procs * sizeof(int))};
+    make_layout(&l, case_number);
+    run_case(MPI_COMM_WORLD, &s, &l, case_number++);
+    free(l.counts);
+    free(l.displs);
+
+    MPI_Type_free(&spaced);
+    if (rank == 0)
+        printf("test_w1a: %d ranks, %llu calls compared byte for byte\n", procs,
+               (unsigned long long)case_number);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,54 @@
+/* How a workaround runs its sub-calls.
+ *
+ * A blocking call runs each sub-call to completion, one after the other. A
+ * non-blocking call (MPI_Igatherv, ...) starts them, in order, and keeps
+ * their requests and whatever their arguments point to (counts arrays,
+ * packed buffers): the layer hands the caller one request that completes
+ * when all of them have, and releases the kept memory then (protect/). */
+#ifndef SCALEGUARD_RUNNER_H
+#define SCALEGUARD_RUNNER_H
+
+#include "collective.h"
+
+struct sg_kept {
+    void (*release)(void *);
+    void *memory;
+};
+
+struct sg_runner {
+    const struct sg_entry_points *mpi;
+    int nonblocking;       /* start the sub-calls and collect their requests */
+    MPI_Request *requests; /* nonblocking: the started sub-calls */
+    int count, capacity;
+    struct sg_kept *kept;  /* nonblocking: released when every request is done */
+    int kept_count, kept_capacity;
+};
+
+/* A blocking runner over `mpi`; a non-blocking one with `nonblocking` set. */
+#define SG_RUNNER(table, is_nonblocking) \
+    ((struct sg_runner){.mpi = (table), .nonblocking = (is_nonblocking)})
+
+/* Run one sub-call: blocking, to completion (an I-form is started and
+ * waited for); non-blocking, started in its I-form (sub->routine must be
+ * one) with the request kept. Returns an MPI error code. */
+int sg_run(struct sg_runner *runner, struct sg_call *sub);
+
+/* A started sub-call's request: waited for at once by a blocking runner,
+ * kept by a non-blocking one (what sg_run does after starting a call). */
+int sg_runner_add(struct sg_runner *runner, MPI_Request request);
+
+/* Keep `memory` until the sub-calls are done, then `release(memory)`. In a
+ * blocking runner (or when keeping fails, which returns MPI_ERR_NO_MEM and
+ * releases the memory after waiting for what was started) it is released
+ * at once. */
+int sg_keep(struct sg_runner *runner, void (*release)(void *), void *memory);
+
+/* Wait for every started sub-call and release everything kept (the error
+ * path, and the runner's end when the caller asked for no request). */
+int sg_runner_finish(struct sg_runner *runner);
+
+/* Whether every started sub-call is done (releasing what was kept when
+ * so): MPI_Testall over the requests. `*done` is set. */
+int sg_runner_test(struct sg_runner *runner, int *done);
+
+#endif

@@ -1,0 +1,59 @@
+/* W1-A: shrink P (paper V-A). The call runs as sub-calls of the same routine
+ * over sub-communicators of at most `members` processes each; the root is in
+ * every group, so each sub-call's global buffer is at most `members` blocks.
+ *
+ * Rooted routines only: Gather(v), Scatter(v), Bcast, Reduce and their
+ * I-forms. In a group that does not hold the root's own block the root takes
+ * part with MPI_IN_PLACE (Gather(v)/Reduce sendbuf, Scatter(v) recvbuf), so
+ * it moves nothing of its own, and its buffer pointer is moved so that the
+ * members' blocks land where the original call puts them. Reduce carries the
+ * root's partial result from group to group (MPI_IN_PLACE), which is exact
+ * only for operations whose result does not depend on the grouping.
+ *
+ * Groups: consecutive ranks; the root's own group is the run of `members`
+ * ranks around it (Class G). With displacement windows (Class D) each
+ * window's ranks form the groups (split further when more than `members`),
+ * and each group's displacements are rebased to the group's lowest block
+ * (paper eq. 14). Every rank must pass the same `members` and windows.
+ *
+ * The sub-communicators are made once per parent communicator and partition
+ * and cached on the parent (an attribute): a repeated call creates none, and
+ * freeing the parent frees them. They are created with
+ * MPI_Comm_create_group (only a group's members take part) from W1-A's own
+ * copy of the parent, so the creations never meet the application's
+ * messages. Creating them is blocking, also in a non-blocking call: the
+ * first I-form call on a parent waits for the other ranks to enter it. */
+#ifndef SCALEGUARD_W1A_H
+#define SCALEGUARD_W1A_H
+
+#include "workarounds.h"
+
+/* Whether W1-A can run this call on this rank with groups of at most
+ * `members` processes (root included); on 0, *why gets a short static
+ * reason. The answer is the same on every rank of a valid call. */
+int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int members,
+                   const char **why);
+
+/* Run the call as sub-calls of the same routine over sub-communicators of at
+ * most `members` processes each (root included). `w`: for Class D the
+ * displacement windows with w->of[] filled on every rank (the layer
+ * broadcasts it), and the groups follow them; otherwise SG_WINDOWS_ONE and
+ * the groups are consecutive rank ranges. Returns an MPI error code, or -1
+ * before any communication when it cannot apply: on every rank when
+ * sg_w1a_applies says so or windows come with a routine without
+ * displacements, and on the root of Gatherv/Scatterv alone when a group's
+ * blocks span 2^32 extents or more (the layer must then pass the windows of
+ * sg_windows_plan, within which every group fits).
+ *
+ * With a non-blocking runner every sub-call is started and kept, except
+ * that the root of Reduce runs all groups but the last to completion: each
+ * one's partial result is the next one's input. */
+int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+           int members, const struct sg_windows *w);
+
+/* For tests: communicators W1-A has created so far, and how many of them
+ * are alive now (sub-communicators and each parent's private copy). */
+long sg_w1a_created(void);
+long sg_w1a_alive(void);
+
+#endif
