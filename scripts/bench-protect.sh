@@ -1,24 +1,75 @@
 #!/usr/bin/env bash
 # The protection overhead benchmark: libscaleguard.so against the bare MPI
 # call, side by side in one run (tests/benchmark/sg_overhead.c), P = 4, both
-# MPIs. Writes a Markdown report (default results/protect-overhead.md).
-#   no trigger: 8 B, 1 KiB, 64 KiB, 1 MiB per rank and peer, without a
-#     configuration (Class D checks only) and with a bound configured for
-#     every routine that the call stays under;
-#   W1-B and W2 forced: 64 MiB with an n bound of 16 Mi elements.
-# Needs the build trees of scripts/build.sh. SCALEGUARD_BENCH_PROCS sets P:
-# with more ranks than cores, busy-polling MPIs time out on scheduler ticks.
+# MPIs. Writes a Markdown report (default results/protect-overhead.md) and
+# the same numbers as a TSV next to it (.md -> .tsv; scaleguard-report
+# --benchmark plots it):
+#   no trigger (cases `none`, `cfg`): 8 B, 1 KiB, 64 KiB, 1 MiB per rank and
+#     peer, without a configuration (Class D checks only) and with a bound
+#     configured for every routine that the call stays under;
+#   each workaround forced (cases W1-B, W2): 1, 8 and 64 MiB, with a bound of
+#     a quarter of the call's trigger value (W1-B: four rounds at every size).
+# Needs the build trees of scripts/build.sh (build/mpich, build/openmpi), or
+# others: SCALEGUARD_BUILD=DIR for DIR/mpich and DIR/openmpi,
+# SCALEGUARD_BUILD_MPICH / SCALEGUARD_BUILD_OPENMPI for one tree each.
+# SCALEGUARD_BENCH_PROCS sets P: with more ranks than cores, busy-polling
+# MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
+# "mpich openmpi") chooses the MPIs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  echo "Usage: scripts/bench-protect.sh [REPORT.md]"
+  echo
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+  exit 0
+fi
 report=${1:-results/protect-overhead.md}
+table_file=${report%.md}.tsv
 procs=${SCALEGUARD_BENCH_PROCS:-4}
+read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# The build tree of one MPI, as an absolute path.
+tree_of() {
+  local mpi=$1 tree
+  case $mpi in
+    mpich) tree=${SCALEGUARD_BUILD_MPICH:-${SCALEGUARD_BUILD:-build}/mpich} ;;
+    openmpi) tree=${SCALEGUARD_BUILD_OPENMPI:-${SCALEGUARD_BUILD:-build}/openmpi} ;;
+    *) echo "bench-protect: unknown MPI '$mpi'" >&2; exit 2 ;;
+  esac
+  [[ -x $tree/tests/benchmark/sg_overhead ]] ||
+    { echo "bench-protect: $tree/tests/benchmark/sg_overhead is missing: build $tree" >&2; exit 1; }
+  readlink -f "$tree"
+}
+for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
 routines=(Bcast Ibcast Scatter Iscatter Scatterv Iscatterv Gather Igather Gatherv Igatherv
   Allgather Iallgather Allgatherv Iallgatherv Alltoall Ialltoall Alltoallv Ialltoallv
   Reduce Ireduce Allreduce Iallreduce Reduce_scatter Ireduce_scatter
   Reduce_scatter_block Ireduce_scatter_block)
+
+# The no-trigger sizes, and the sizes each forced workaround runs at.
+untriggered_sizes=(8 1024 65536 1048576)
+forced_sizes=(1048576 8388608 67108864)
+
+# The forced workarounds: NAME TRIGGER. Each forced case configures every
+# routine with that trigger, a bound of a quarter of the call's trigger value
+# and `workaround = NAME`. W1-A (split P: trigger nP or snP) and W3 (the
+# large-count *_c routines) go here once the layer has them.
+forced=("W1-B n" "W2 n")
+
+# Notes printed under a forced case's table.
+declare -A forced_note=([W2]="reductions fall back to W1-B")
+
+# MPICH at P > cores: its Allgatherv pipelines the ring in 32 KiB pieces and
+# every piece waits for a scheduler tick (45 s for one 64 MiB call at P = 4
+# on 2 cores). Unpipelined, for both the bare and the protected call.
+mpich_env=()
+if ((procs > $(nproc))) && [[ " ${mpis[*]} " == *" mpich "* ]]; then
+  mpich_env=(MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE=1073741824)
+fi
 
 # config NAME TRIGGER BOUND WORKAROUND: one G entry for every routine
 config() {
@@ -30,20 +81,31 @@ config() {
   echo "$file"
 }
 untriggered=$(config untriggered snP 1000000000000 auto)
-w1b=$(config w1b n 16777216 W1-B)
-w2=$(config w2 n 16777216 W2)
+
+# The bound of a forced case: a quarter of the trigger value of a call of
+# BYTES of MPI_BYTE per rank and peer (n = BYTES, s = 1).
+quarter() {
+  local trigger=$1 bytes=$2
+  case $trigger in
+    n | sn) echo $((bytes / 4)) ;;
+    nP | snP) echo $((bytes * procs / 4)) ;;
+    *) echo "bench-protect: unknown trigger '$trigger'" >&2; exit 1 ;;
+  esac
+}
 
 # run MPI BYTES SECONDS CONFIG|-: prints "routine bytes bare protected ratio" lines
 run() {
-  local mpi=$1 bytes=$2 seconds=$3 ini=$4
+  local mpi=$1 bytes=$2 seconds=$3 ini=$4 tree
+  tree=$(tree_of "$mpi")
   local SCALEGUARD_MPIEXEC SCALEGUARD_MPIEXEC_FLAGS SCALEGUARD_MPIEXEC_ENV_FLAG
   # shellcheck source=/dev/null
-  source "build/$mpi/stage/share/scaleguard/mpi.env"
+  source "$tree/stage/share/scaleguard/mpi.env"
   local launch=("$SCALEGUARD_MPIEXEC")
   read -ra flags <<<"$SCALEGUARD_MPIEXEC_FLAGS"
   launch+=("${flags[@]}" -n "$procs")
-  local settings=("LD_PRELOAD=$PWD/build/$mpi/protect/libscaleguard.so" "SCALEGUARD_LOG=quiet")
+  local settings=("LD_PRELOAD=$tree/protect/libscaleguard.so" "SCALEGUARD_LOG=quiet")
   [[ $ini == - ]] || settings+=("SCALEGUARD_CONFIG=$ini")
+  [[ $mpi != mpich ]] || settings+=("${mpich_env[@]}")
   local setting
   for setting in "${settings[@]}"; do
     if [[ $SCALEGUARD_MPIEXEC_ENV_FLAG == -x ]]; then
@@ -52,17 +114,29 @@ run() {
       launch+=("$SCALEGUARD_MPIEXEC_ENV_FLAG" "${setting%%=*}" "${setting#*=}")
     fi
   done
-  env -u SCALEGUARD_CONFIG "${launch[@]}" "build/$mpi/tests/benchmark/sg_overhead" \
+  env -u SCALEGUARD_CONFIG "${launch[@]}" "$tree/tests/benchmark/sg_overhead" \
     --bytes "$bytes" --seconds "$seconds" --reps 3
 }
 
-# table TITLE MPI CONFIG|- SECONDS BYTES...: one column of ratios per size
+# The TSV: one line per routine, case and size.
+printf 'mpi\tprocs\troutine\tcase\tbytes\tbare_seconds\tprotected_seconds\tratio\n' \
+  >"$table_file.new"
+
+# table TITLE MPI CASE SECONDS BYTES...: one column of ratios per size. The
+# case's configuration is $work/CASE-BYTES.ini, or none when that is missing.
 table() {
-  local title=$1 mpi=$2 ini=$3 seconds=$4 bytes
+  local title=$1 mpi=$2 kase=$3 seconds=$4 bytes ini
   shift 4
   local sizes=("$@")
   for bytes in "${sizes[@]}"; do
-    run "$mpi" "$bytes" "$seconds" "$ini" >"$work/$mpi-$bytes.txt"
+    ini=$work/$kase-$bytes.ini
+    [[ -f $ini ]] || ini=-
+    run "$mpi" "$bytes" "$seconds" "$ini" >"$work/$mpi-$kase-$bytes.txt"
+    # sg_overhead: name, bytes, bare us, protected us, ratio.
+    awk -v OFS='\t' -v mpi="$mpi" -v procs="$procs" -v kase="$kase" \
+      'NF == 5 && $1 ~ /^MPI_/ { print mpi, procs, $1, kase, $2, sprintf("%.8f", $3 / 1e6),
+                                  sprintf("%.8f", $4 / 1e6), $5 }' \
+      "$work/$mpi-$kase-$bytes.txt" >>"$table_file.new"
   done
   printf '\n#### %s — %s\n\n| routine |' "$mpi" "$title"
   for bytes in "${sizes[@]}"; do printf ' %s B (bare µs) | ratio |' "$bytes"; done
@@ -73,29 +147,50 @@ table() {
   for routine in "${routines[@]}"; do
     printf '| MPI_%s |' "$routine"
     for bytes in "${sizes[@]}"; do
-      awk -v r="MPI_$routine" '$1 == r { printf " %.1f | %.3f |", $3, $5 }' "$work/$mpi-$bytes.txt"
+      awk -v r="MPI_$routine" '$1 == r { printf " %.1f | %.3f |", $3, $5 }' \
+        "$work/$mpi-$kase-$bytes.txt"
     done
     printf '\n'
   done
 }
+
+for bytes in "${untriggered_sizes[@]}"; do cp "$untriggered" "$work/cfg-$bytes.ini"; done
+for item in "${forced[@]}"; do
+  read -r name trigger <<<"$item"
+  for bytes in "${forced_sizes[@]}"; do
+    config "$name-$bytes" "$trigger" "$(quarter "$trigger" "$bytes")" "$name" >/dev/null
+  done
+done
 
 {
   echo "# Protection overhead: libscaleguard.so / bare MPI call"
   echo
   echo "Measured $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname) ($(nproc) cores," \
     "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)), P = $procs" \
-    "ranks (oversubscribed when P > cores), by \`scripts/bench-protect.sh\`."
+    "ranks (oversubscribed when P > cores), by \`scripts/bench-protect.sh\`;" \
+    "load average when it began: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Each ratio is the protected call's best block time over the bare call's (PMPI),"
   echo "measured alternately in one run; sizes are bytes per rank and peer (MPI_BYTE)."
-  for mpi in mpich openmpi; do
+  echo "A forced workaround's bound is a quarter of the call's trigger value (W1-B: four rounds)."
+  echo "The same numbers: \`$(basename "$table_file")\`."
+  if ((${#mpich_env[@]})); then
+    echo "MPICH ran with ${mpich_env[*]} (P > cores: its pipelined"
+    echo "Allgatherv waits a scheduler tick per 32 KiB piece)."
+  fi
+  for mpi in "${mpis[@]}"; do
     echo
     echo "### $mpi"
-    table "no trigger, no configuration (Class D checks only)" "$mpi" - 0.3 8 1024 65536 1048576
-    table "no trigger, a bound configured for every routine" "$mpi" "$untriggered" 0.3 \
-      8 1024 65536 1048576
-    table "W1-B forced (n bound 16 Mi)" "$mpi" "$w1b" 2 67108864
-    table "W2 forced (n bound 16 Mi; reductions fall back to W1-B)" "$mpi" "$w2" 2 67108864
+    table "no trigger, no configuration (Class D checks only)" "$mpi" none 0.2 \
+      "${untriggered_sizes[@]}"
+    table "no trigger, a bound configured for every routine" "$mpi" cfg 0.2 \
+      "${untriggered_sizes[@]}"
+    for item in "${forced[@]}"; do
+      read -r name trigger <<<"$item"
+      table "$name forced ($trigger bound = $trigger/4${forced_note[$name]:+; ${forced_note[$name]}})" \
+        "$mpi" "$name" 0.5 "${forced_sizes[@]}"
+    done
   done
 } >"$report.new"
 mv "$report.new" "$report"
-echo "bench-protect: wrote $report"
+mv "$table_file.new" "$table_file"
+echo "bench-protect: wrote $report and $table_file"

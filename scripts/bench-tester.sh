@@ -5,15 +5,38 @@
 # of tests/fault), in one run. Target: the bound in at most
 # ceil(log2 n_s) + log2 f + 1 jobs. Writes a Markdown table (default
 # results/tester-refine.md). Needs the build tree of scripts/build.sh
-# (SCALEGUARD_BENCH_MPI: mpich, the default, or openmpi).
+# (SCALEGUARD_BENCH_MPI: mpich, the default, or openmpi), or another:
+# SCALEGUARD_BUILD=DIR for DIR/MPI, SCALEGUARD_BUILD_MPICH /
+# SCALEGUARD_BUILD_OPENMPI for the tree itself.
+# The problems of one refinement share one INI and one state folder;
+# SCALEGUARD_BENCH_STATE=DIR keeps them as DIR/bisect.ini, DIR/bisect.state,
+# DIR/linear.ini, DIR/linear.state (for scaleguard-report; DIR's old ones
+# are replaced).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  echo "Usage: scripts/bench-tester.sh [REPORT.md]"
+  echo
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+  exit 0
+fi
 report=${1:-results/tester-refine.md}
 mpi=${SCALEGUARD_BENCH_MPI:-mpich}
-tree=build/$mpi
+case $mpi in
+  mpich) tree=${SCALEGUARD_BUILD_MPICH:-${SCALEGUARD_BUILD:-build}/mpich} ;;
+  openmpi) tree=${SCALEGUARD_BUILD_OPENMPI:-${SCALEGUARD_BUILD:-build}/openmpi} ;;
+  *) echo "bench-tester: SCALEGUARD_BENCH_MPI must be mpich or openmpi" >&2; exit 2 ;;
+esac
+[[ -x $tree/stage/bin/scaleguard-probe && -f $tree/tests/fault/libsgfault.so ]] ||
+  { echo "bench-tester: $tree lacks the probe or the fault preload: build it" >&2; exit 1; }
+tree=$(readlink -f "$tree")
 factor=16
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+keep=${SCALEGUARD_BENCH_STATE:-$work}
+mkdir -p "$keep"
+for refine in bisect linear; do rm -rf "${keep:?}/$refine.ini" "${keep:?}/$refine.state"; done
 
 # name routine procs trigger bound(true n_s follows from it)
 problems=(
@@ -30,8 +53,9 @@ for problem in "${problems[@]}"; do
   for refine in bisect linear; do
     out=$work/$name-$refine.out
     "$tree/stage/bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
-      --output "$work/$name-$refine.ini" --refine "$refine" --factor "$factor" --time-limit 30 \
-      --bench-preload "$PWD/$tree/tests/fault/libsgfault.so" \
+      --output "$keep/$refine.ini" --state "$keep/$refine.state" --refine "$refine" \
+      --factor "$factor" --time-limit 30 \
+      --bench-preload "$tree/tests/fault/libsgfault.so" \
       --bench-env SCALEGUARD_FAULT_ROUTINES="$routine" \
       --bench-env SCALEGUARD_FAULT_TRIGGER="$trigger" \
       --bench-env SCALEGUARD_FAULT_BOUND="$bound" >"$out"
