@@ -7,8 +7,9 @@
 #   no trigger (cases `none`, `cfg`): 8 B, 1 KiB, 64 KiB, 1 MiB per rank and
 #     peer, without a configuration (Class D checks only) and with a bound
 #     configured for every routine that the call stays under;
-#   each workaround forced (cases W1-B, W2): 1, 8 and 64 MiB, with a bound of
-#     a quarter of the call's trigger value (W1-B: four rounds at every size).
+#   each workaround forced (cases W1-B, W2, W1-A): 1, 8 and 64 MiB, with a
+#     bound of a fraction of the call's trigger value (W1-B: a quarter, four
+#     rounds at every size; W1-A: half of n P, groups of 2).
 # Needs the build trees of scripts/build.sh (build/mpich, build/openmpi), or
 # others: SCALEGUARD_BUILD=DIR for DIR/mpich and DIR/openmpi,
 # SCALEGUARD_BUILD_MPICH / SCALEGUARD_BUILD_OPENMPI for one tree each.
@@ -54,14 +55,16 @@ routines=(Bcast Ibcast Scatter Iscatter Scatterv Iscatterv Gather Igather Gather
 untriggered_sizes=(8 1024 65536 1048576)
 forced_sizes=(1048576 8388608 67108864)
 
-# The forced workarounds: NAME TRIGGER. Each forced case configures every
-# routine with that trigger, a bound of a quarter of the call's trigger value
-# and `workaround = NAME`. W1-A (split P: trigger nP or snP) and W3 (the
-# large-count *_c routines) go here once the layer has them.
-forced=("W1-B n" "W2 n")
+# The forced workarounds: NAME TRIGGER DIVISOR. Each forced case configures
+# every routine with that trigger, a bound of the call's trigger value over
+# DIVISOR and `workaround = NAME`. W1-A needs a bound that depends on P. W3
+# serves Class D only, which needs more than 2^31 elements: it is measured
+# by tests/protect's large cases, not here.
+forced=("W1-B n 4" "W2 n 4" "W1-A nP 2")
 
 # Notes printed under a forced case's table.
-declare -A forced_note=([W2]="reductions fall back to W1-B")
+declare -A forced_note=([W2]="reductions fall back to W1-B"
+  [W1-A]="groups of 2; routines other than Gather(v), Scatter(v), Bcast, Reduce fall back to auto")
 
 # MPICH at P > cores: its Allgatherv pipelines the ring in 32 KiB pieces and
 # every piece waits for a scheduler tick (45 s for one 64 MiB call at P = 4
@@ -82,13 +85,13 @@ config() {
 }
 untriggered=$(config untriggered snP 1000000000000 auto)
 
-# The bound of a forced case: a quarter of the trigger value of a call of
-# BYTES of MPI_BYTE per rank and peer (n = BYTES, s = 1).
-quarter() {
-  local trigger=$1 bytes=$2
+# The bound of a forced case: the trigger value of a call of BYTES of
+# MPI_BYTE per rank and peer (n = BYTES, s = 1) over DIVISOR.
+fraction() {
+  local trigger=$1 bytes=$2 divisor=$3
   case $trigger in
-    n | sn) echo $((bytes / 4)) ;;
-    nP | snP) echo $((bytes * procs / 4)) ;;
+    n | sn) echo $((bytes / divisor)) ;;
+    nP | snP) echo $((bytes * procs / divisor)) ;;
     *) echo "bench-protect: unknown trigger '$trigger'" >&2; exit 1 ;;
   esac
 }
@@ -156,9 +159,9 @@ table() {
 
 for bytes in "${untriggered_sizes[@]}"; do cp "$untriggered" "$work/cfg-$bytes.ini"; done
 for item in "${forced[@]}"; do
-  read -r name trigger <<<"$item"
+  read -r name trigger divisor <<<"$item"
   for bytes in "${forced_sizes[@]}"; do
-    config "$name-$bytes" "$trigger" "$(quarter "$trigger" "$bytes")" "$name" >/dev/null
+    config "$name-$bytes" "$trigger" "$(fraction "$trigger" "$bytes" "$divisor")" "$name" >/dev/null
   done
 done
 
@@ -171,7 +174,8 @@ done
     "load average when it began: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Each ratio is the protected call's best block time over the bare call's (PMPI),"
   echo "measured alternately in one run; sizes are bytes per rank and peer (MPI_BYTE)."
-  echo "A forced workaround's bound is a quarter of the call's trigger value (W1-B: four rounds)."
+  echo "A forced workaround's bound is a fraction of the call's trigger value (W1-B: a quarter,"
+  echo "four rounds; W1-A: half of n P, groups of 2)."
   echo "The same numbers: \`$(basename "$table_file")\`."
   if ((${#mpich_env[@]})); then
     echo "MPICH ran with ${mpich_env[*]} (P > cores: its pipelined"
@@ -185,8 +189,8 @@ done
     table "no trigger, a bound configured for every routine" "$mpi" cfg 0.2 \
       "${untriggered_sizes[@]}"
     for item in "${forced[@]}"; do
-      read -r name trigger <<<"$item"
-      table "$name forced ($trigger bound = $trigger/4${forced_note[$name]:+; ${forced_note[$name]}})" \
+      read -r name trigger divisor <<<"$item"
+      table "$name forced ($trigger bound = $trigger/$divisor${forced_note[$name]:+; ${forced_note[$name]}})" \
         "$mpi" "$name" 0.5 "${forced_sizes[@]}"
     done
   done
