@@ -58,13 +58,15 @@ forced_sizes=(1048576 8388608 67108864)
 # The forced workarounds: NAME TRIGGER DIVISOR. Each forced case configures
 # every routine with that trigger, a bound of the call's trigger value over
 # DIVISOR and `workaround = NAME`. W1-A needs a bound that depends on P. W3
-# serves Class D only, which needs more than 2^31 elements: it is measured
-# by tests/protect's large cases, not here.
-forced=("W1-B n 4" "W2 n 4" "W1-A nP 2")
+# serves Class D only: trigger D gives the v-routines a `class = D` entry,
+# and their protected calls a far layout whose int displacements wrap
+# (sg_overhead --wrap; the bare call moves the same blocks packed).
+forced=("W1-B n 4" "W2 n 4" "W1-A nP 2" "W3 D -")
 
 # Notes printed under a forced case's table.
 declare -A forced_note=([W2]="reductions fall back to W1-B"
-  [W1-A]="groups of 2; routines other than Gather(v), Scatter(v), Bcast, Reduce fall back to auto")
+  [W1-A]="groups of 2; routines other than Gather(v), Scatter(v), Bcast, Reduce fall back to auto"
+  [W3]="v-routines, displacements wrapped; without PMPI_*_c (Open MPI) the next valid workaround")
 
 # MPICH at P > cores: its Allgatherv pipelines the ring in 32 KiB pieces and
 # every piece waits for a scheduler tick (45 s for one 64 MiB call at P = 4
@@ -78,8 +80,12 @@ fi
 config() {
   local file=$work/$1.ini routine
   for routine in "${routines[@]}"; do
-    printf '[MPI_%s]\nclass = G\ntrigger = %s\nbound = %s\nworkaround = %s\n\n' \
-      "$routine" "$2" "$3" "$4"
+    if [[ $2 == D ]]; then
+      [[ $routine != *v ]] || printf '[MPI_%s]\nclass = D\nworkaround = %s\n\n' "$routine" "$4"
+    else
+      printf '[MPI_%s]\nclass = G\ntrigger = %s\nbound = %s\nworkaround = %s\n\n' \
+        "$routine" "$2" "$3" "$4"
+    fi
   done >"$file"
   echo "$file"
 }
@@ -92,13 +98,16 @@ fraction() {
   case $trigger in
     n | sn) echo $((bytes / divisor)) ;;
     nP | snP) echo $((bytes * procs / divisor)) ;;
+    D) echo - ;;
     *) echo "bench-protect: unknown trigger '$trigger'" >&2; exit 1 ;;
   esac
 }
 
-# run MPI BYTES SECONDS CONFIG|-: prints "routine bytes bare protected ratio" lines
+# run MPI BYTES SECONDS CONFIG|- [SG_OVERHEAD_OPTION...]: prints "routine
+# bytes bare protected ratio" lines
 run() {
   local mpi=$1 bytes=$2 seconds=$3 ini=$4 tree
+  shift 4
   tree=$(tree_of "$mpi")
   local SCALEGUARD_MPIEXEC SCALEGUARD_MPIEXEC_FLAGS SCALEGUARD_MPIEXEC_ENV_FLAG
   # shellcheck source=/dev/null
@@ -118,7 +127,7 @@ run() {
     fi
   done
   env -u SCALEGUARD_CONFIG "${launch[@]}" "$tree/tests/benchmark/sg_overhead" \
-    --bytes "$bytes" --seconds "$seconds" --reps 3
+    --bytes "$bytes" --seconds "$seconds" --reps 3 "$@"
 }
 
 # The TSV: one line per routine, case and size.
@@ -134,7 +143,9 @@ table() {
   for bytes in "${sizes[@]}"; do
     ini=$work/$kase-$bytes.ini
     [[ -f $ini ]] || ini=-
-    run "$mpi" "$bytes" "$seconds" "$ini" >"$work/$mpi-$kase-$bytes.txt"
+    local options=()
+    [[ $kase != W3 ]] || options=(--wrap)
+    run "$mpi" "$bytes" "$seconds" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"
     # sg_overhead: name, bytes, bare us, protected us, ratio.
     awk -v OFS='\t' -v mpi="$mpi" -v procs="$procs" -v kase="$kase" \
       'NF == 5 && $1 ~ /^MPI_/ { print mpi, procs, $1, kase, $2, sprintf("%.8f", $3 / 1e6),
@@ -148,6 +159,7 @@ table() {
   printf '\n'
   local routine
   for routine in "${routines[@]}"; do
+    [[ $kase != W3 || $routine == *v ]] || continue
     printf '| MPI_%s |' "$routine"
     for bytes in "${sizes[@]}"; do
       awk -v r="MPI_$routine" '$1 == r { printf " %.1f | %.3f |", $3, $5 }' \
@@ -190,7 +202,9 @@ done
       "${untriggered_sizes[@]}"
     for item in "${forced[@]}"; do
       read -r name trigger divisor <<<"$item"
-      table "$name forced ($trigger bound = $trigger/$divisor${forced_note[$name]:+; ${forced_note[$name]}})" \
+      local_bound="$trigger bound = $trigger/$divisor"
+      [[ $trigger != D ]] || local_bound="class = D"
+      table "$name forced ($local_bound${forced_note[$name]:+; ${forced_note[$name]}})" \
         "$mpi" "$name" 0.5 "${forced_sizes[@]}"
     done
   done

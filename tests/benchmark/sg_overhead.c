@@ -1,7 +1,7 @@
 /* sg_overhead: the cost of libscaleguard.so against the bare MPI call,
  * measured side by side in one run.
  *
- *   sg_overhead --bytes B [--routines all|MPI_X,...] [--seconds S] [--reps R]
+ *   sg_overhead --bytes B [--routines all|MPI_X,...] [--seconds S] [--reps R] [--wrap]
  *
  * Run it with libscaleguard.so preloaded: "protected" calls MPI_<Name> (the
  * layer), "bare" calls PMPI_<Name> (the library underneath) with the same
@@ -11,11 +11,19 @@
  * the block's calls, and each side keeps its fastest block. Messages are
  * B bytes of MPI_BYTE per rank and peer (v-routines: counts B, int
  * displacements i*B); reductions use MPI_BXOR. Rank 0 prints one line per
- * routine: name, bytes, bare us, protected us, ratio. */
+ * routine: name, bytes, bare us, protected us, ratio.
+ *
+ * --wrap (v-routines only): the protected call's blocks lie 2^31/(P-1)
+ * elements apart, so the int displacements wrap (Class D, which the layer
+ * recovers and routes to a workaround: W3 on MPICH); the bare call moves
+ * the same blocks packed, displacements i*B. The far layout is reserved
+ * address space: only the blocks are touched. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "collective.h"
 
@@ -60,6 +68,14 @@ static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *
     return c;
 }
 
+/* `bytes` reserved, untouched until used: a layout far larger than its data. */
+static char *reserve(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static double block_time(const struct sg_entry_points *mpi, const struct sg_call *c, int calls)
 {
     MPI_Request request;
@@ -86,8 +102,14 @@ int main(int argc, char **argv)
     double seconds = 1.0;
     int reps = 5;
     const char *routines = "all";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--bytes") == 0)
+    int wrap = 0;
+    for (int i = 1; i < argc; i += 2) {
+        if (strcmp(argv[i], "--wrap") == 0) {
+            wrap = 1;
+            i--;
+        } else if (i + 1 == argc) {
+            bytes = -1;
+        } else if (strcmp(argv[i], "--bytes") == 0)
             bytes = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--seconds") == 0)
             seconds = atof(argv[i + 1]);
@@ -97,7 +119,8 @@ int main(int argc, char **argv)
             routines = argv[i + 1];
     }
     if (bytes <= 0 || bytes > (1L << 30) || reps < 1 || seconds <= 0) {
-        fprintf(stderr, "usage: %s --bytes B [--routines all|LIST] [--seconds S] [--reps R]\n",
+        fprintf(stderr,
+                "usage: %s --bytes B [--routines all|LIST] [--seconds S] [--reps R] [--wrap]\n",
                 argv[0]);
         return 2;
     }
@@ -117,25 +140,45 @@ int main(int argc, char **argv)
         counts[i] = (int)bytes;
         displs[i] = (int)(i * bytes);
     }
+    /* --wrap: the protected call's far layout, its displacements summed in int */
+    int64_t apart = bytes + ((int64_t)1 << 31) / (procs > 1 ? procs - 1 : 1);
+    size_t span = (size_t)((procs - 1) * apart + bytes);
+    char *far_send = wrap ? reserve(span) : NULL, *far_recv = wrap ? reserve(span) : NULL;
+    int *far_displs = malloc((size_t)procs * sizeof *far_displs);
+    if (wrap && (!far_send || !far_recv || !far_displs))
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    for (int i = 0; wrap && i < procs; i++) {
+        far_displs[i] = (int)(uint32_t)(uint64_t)(i * apart);
+        memset(far_send + i * apart, rank + 1, (size_t)bytes);
+    }
 
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        if (!listed(routines, sg_routines[r].name))
+        if (!listed(routines, sg_routines[r].name) || (wrap && !sg_routines[r].irregular))
             continue;
         MPI_Request request;
         struct sg_call c = make_call((enum sg_routine)r, (int)bytes, send, recv, counts, displs,
                                      &request);
+        struct sg_call guarded_call = c;
+        if (wrap) { /* the same routine over the far layout (a single side stays as it is) */
+            guarded_call = make_call((enum sg_routine)r, (int)bytes, far_send, far_recv, counts,
+                                     far_displs, &request);
+            if ((r & ~1) == SG_MPI_Gatherv || (r & ~1) == SG_MPI_Allgatherv)
+                guarded_call.sendbuf = send;
+            if ((r & ~1) == SG_MPI_Scatterv)
+                guarded_call.recvbuf = recv;
+        }
         /* calibrate: calls per block so that a block takes about S/R s */
         double once = block_time(&sg_pmpi, &c, 1);
         once = block_time(&sg_pmpi, &c, 1);
         int calls = (int)(seconds / reps / (once > 1e-7 ? once : 1e-7));
         calls = calls < 1 ? 1 : calls;
         PMPI_Bcast(&calls, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        block_time(&protected_entry_points, &c, 1); /* warm the layer's first call */
+        block_time(&protected_entry_points, &guarded_call, 1); /* warm the layer's first call */
 
         double bare = 1e30, guarded = 1e30;
         for (int rep = 0; rep < reps; rep++) {
             double b = block_time(&sg_pmpi, &c, calls) / calls;
-            double p = block_time(&protected_entry_points, &c, calls) / calls;
+            double p = block_time(&protected_entry_points, &guarded_call, calls) / calls;
             bare = b < bare ? b : bare;
             guarded = p < guarded ? p : guarded;
         }
