@@ -49,26 +49,6 @@ static enum sg_who_knows who_knows(enum sg_routine r)
     }
 }
 
-/* A request that is already complete, for non-blocking calls that a
- * workaround finished inside the call: it works with every Wait and Test. */
-static int complete_query(void *state, MPI_Status *status)
-{
-    (void)state;
-    PMPI_Status_set_elements(status, MPI_BYTE, 0);
-    PMPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-}
-static int complete_free(void *state) { (void)state; return MPI_SUCCESS; }
-static int complete_cancel(void *state, int complete) { (void)state; (void)complete; return MPI_SUCCESS; }
-
-static int completed_request(MPI_Request *request)
-{
-    int err = PMPI_Grequest_start(complete_query, complete_free, complete_cancel, NULL, request);
-    return err == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : err;
-}
-
 /* ---- Calls left as they are --------------------------------------------- */
 
 /* Why a triggered call is left as it is. Each reason is reported once per
@@ -605,12 +585,12 @@ static int sg_protect(struct sg_call *c)
             err = sg_call_invoke(&sg_pmpi, c);
         } else if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
                    c->request) {
+            /* A blocking runner has finished its sub-calls: its request is
+             * complete at once. */
             if (err != MPI_SUCCESS)
                 sg_runner_finish(&runner); /* what was started ends before the error returns */
-            else if (runner.nonblocking)
-                err = sg_pending_start(&runner, c->request);
             else
-                err = completed_request(c->request);
+                err = sg_pending_start(&runner, c->request);
         }
     }
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
