@@ -2,9 +2,9 @@
  * one or more message sizes and validates every element it delivers.
  *
  *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
- *                    [--root R] [--inplace] [--reverse] [--pmpi] [--fatal]
+ *                    [--root R] [--inplace] [--sparse] [--reverse] [--pmpi] [--fatal]
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE]
- *                    --procs P [--root R] [--inplace]
+ *                    --procs P [--root R] [--inplace] [--sparse]
  *
  * ROUTINE is any of the 26 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
  * count of one message (per rank for the rooted and all-to-all routines,
@@ -16,7 +16,7 @@
  *
  * For each size, rank 0 prints one line once the size is finished:
  *   scaleguard-bench: routine=R count=N type_size=S procs=P root=R inplace=0|1
- *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T
+ *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T [sparse=1]
  * where T is the largest over ranks of the mean time of one call (I-forms:
  * call + MPI_Wait). A crash or a hang prints no line for that size.
  * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
@@ -24,6 +24,13 @@
  *
  * Displacements are summed in C int, as user code does, so they wrap; where
  * each block really starts is kept in size_t for the validation.
+ *
+ * --sparse: the data are zero except in the first 4 KiB of every 256 KiB of
+ * each message; the send buffer (which no MPI routine writes) is zeroed by
+ * calloc and only those parts are written, so its other pages are never
+ * touched and cost no memory. Every element delivered is still checked
+ * (zero where the data are zero). For runs too large for this node
+ * otherwise (the tester's verification).
  *
  * Whatever the ranks agree on (allocation, outcome, time) travels by
  * point-to-point messages on a duplicate of MPI_COMM_WORLD: the fault
@@ -149,12 +156,13 @@ static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, 
 struct bench {
     enum sg_routine routine;
     enum family family;
-    int nonblocking, use_pmpi, reversed, inplace;
+    int nonblocking, use_pmpi, reversed, inplace, sparse;
     int rank, procs, root;
     int count;
     int size; /* bytes per element */
     MPI_Datatype type;
     uint64_t salt;        /* the iteration: its data differ from the previous one's */
+    uint64_t mask;        /* of the reductions' contributions */
     int *counts, *displs; /* v-routines: every rank's block, as user code computes it */
     size_t *offsets;      /* where each block really starts, in elements */
     void *send, *recv;
@@ -162,9 +170,20 @@ struct bench {
     MPI_Comm agree_comm; /* point-to-point agreement only */
 };
 
+/* --sparse: element `i` of a message carries data only in the first
+ * SPARSE_RUN bytes of every SPARSE_STRIDE; elsewhere it is zero. */
+enum { SPARSE_RUN = 4096, SPARSE_STRIDE = 64 * SPARSE_RUN };
+
+static int carries(const struct bench *b, size_t i)
+{
+    return !b->sparse || (uint64_t)i * (uint64_t)b->size % SPARSE_STRIDE < SPARSE_RUN;
+}
+
 /* The element `i` that rank `src` sends to rank `dst` (0 when all get the same). */
 static uint64_t value(const struct bench *b, int src, int dst, size_t i)
 {
+    if (!carries(b, i))
+        return 0;
     return (uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)i * 7u + b->salt * 1009u + 1u;
 }
 
@@ -183,6 +202,33 @@ static void put(void *buf, size_t i, int size, uint64_t v)
     }
 }
 
+/* Element `at` of an input buffer, element `i` of its message. With --sparse
+ * the send buffer keeps its zeros where the message carries none: those
+ * pages are never written. (Buffers the MPI writes to are written whole.) */
+static void put_input(const struct bench *b, void *buf, size_t at, size_t i, uint64_t v)
+{
+    if (buf != b->send || carries(b, i))
+        put(buf, at, b->size, v);
+}
+
+/* The next element of a message to write into `buf` after element `i`: with
+ * --sparse, into the send buffer, the first one that carries data. */
+static size_t next_input(const struct bench *b, const void *buf, size_t i)
+{
+    i++;
+    if (buf == b->send && !carries(b, i)) {
+        uint64_t stride = SPARSE_STRIDE / (uint64_t)b->size; /* elements */
+        i = (size_t)((i + stride - 1) / stride * stride);
+    }
+    return i;
+}
+
+/* How many elements to check: none after an MPI error (the call failed). */
+static size_t checked(int err, size_t n)
+{
+    return err == MPI_SUCCESS ? n : 0;
+}
+
 static uint64_t get(const void *buf, size_t i, int size)
 {
     switch (size) {
@@ -193,13 +239,23 @@ static uint64_t get(const void *buf, size_t i, int size)
     }
 }
 
+/* The mask of the reductions' contributions: the largest 2^k - 1 that P
+ * times over still fits in an element (a mask, not a modulus: the fill and the
+ * check of a reduction of 2^31 elements are a large part of its job). */
+static uint64_t contribution_mask(int size, int procs)
+{
+    uint64_t most = truncated(UINT64_MAX, size) / (uint64_t)procs, mask = UINT64_MAX;
+    while (mask > most)
+        mask >>= 1;
+    return mask;
+}
+
 /* What rank `r` contributes to element `i` of a reduction: small enough that
  * the sum over all ranks never overflows, because Open MPI 4.1's op/avx
  * saturates instead of wrapping (open-mpi/ompi#8045). */
 static uint64_t contribution(const struct bench *b, int r, size_t i)
 {
-    uint64_t limit = truncated(UINT64_MAX, b->size) / (uint64_t)b->procs + 1;
-    return limit == 0 ? value(b, r, 0, i) : value(b, r, 0, i) % limit; /* 0: P = 1, s = 8 */
+    return value(b, r, 0, i) & b->mask;
 }
 
 /* The sum over all ranks: what the reductions deliver. */
@@ -301,15 +357,15 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
             put(recv, i, b->size, value(b, root, 0, i));
         TIMED(Bcast, Ibcast, recv, b->count, t, root, comm);
         k.buf = recv;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < checked(err, n); i++)
             expect(&k, i, value(b, root, 0, i));
         break;
     case FAMILY_SCATTER: {
         int in_place = b->inplace && is_root; /* the root's block stays in sendbuf */
         void *rbuf = in_place ? MPI_IN_PLACE : recv;
         for (int r = 0; is_root && r < P; r++)
-            for (size_t i = 0; i < n; i++)
-                put(send, block(b, r) + i, b->size, value(b, root, r, i));
+            for (size_t i = 0; i < n; i = next_input(b, send, i))
+                put_input(b, send, block(b, r) + i, i, value(b, root, r, i));
         if (regular)
             TIMED(Scatter, Iscatter, send, b->count, t, rbuf, b->count, t, root, comm);
         else
@@ -317,7 +373,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   comm);
         k.buf = in_place ? send : recv;
         size_t base = in_place ? block(b, root) : 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < checked(err, n); i++)
             expect(&k, base + i, value(b, root, me, i));
         break;
     }
@@ -328,11 +384,11 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         int in_place = b->inplace && gets; /* this rank's block is already in recvbuf */
         int dst = rooted ? root : 0;
         const void *sbuf = in_place ? MPI_IN_PLACE : send;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i = next_input(b, in_place ? recv : send, i)) {
             if (in_place)
                 put(recv, block(b, me) + i, b->size, value(b, me, dst, i));
             else
-                put(send, i, b->size, value(b, me, dst, i));
+                put_input(b, send, i, i, value(b, me, dst, i));
         }
         if (b->routine == SG_MPI_Gather || b->routine == SG_MPI_Igather)
             TIMED(Gather, Igather, sbuf, b->count, t, recv, b->count, t, root, comm);
@@ -346,7 +402,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   comm);
         k.buf = recv;
         for (int r = 0; gets && r < P; r++)
-            for (size_t i = 0; i < n; i++)
+            for (size_t i = 0; i < checked(err, n); i++)
                 expect(&k, block(b, r) + i, value(b, r, dst, i));
         break;
     }
@@ -354,8 +410,8 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         void *input = b->inplace ? recv : send;
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         for (int d = 0; d < P; d++)
-            for (size_t i = 0; i < n; i++)
-                put(input, block(b, d) + i, b->size, value(b, me, d, i));
+            for (size_t i = 0; i < n; i = next_input(b, input, i))
+                put_input(b, input, block(b, d) + i, i, value(b, me, d, i));
         if (regular)
             TIMED(Alltoall, Ialltoall, sbuf, b->count, t, recv, b->count, t, comm);
         else
@@ -363,7 +419,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   b->displs, t, comm);
         k.buf = recv;
         for (int r = 0; r < P; r++)
-            for (size_t i = 0; i < n; i++)
+            for (size_t i = 0; i < checked(err, n); i++)
                 expect(&k, block(b, r) + i, value(b, r, me, i));
         break;
     }
@@ -374,29 +430,29 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         int in_place = b->inplace && gets; /* the input is in recvbuf */
         void *input = in_place ? recv : send;
         const void *sbuf = in_place ? MPI_IN_PLACE : send;
-        for (size_t i = 0; i < n; i++)
-            put(input, i, b->size, contribution(b, me, i));
+        for (size_t i = 0; i < n; i = next_input(b, input, i))
+            put_input(b, input, i, i, contribution(b, me, i));
         if (rooted)
             TIMED(Reduce, Ireduce, sbuf, recv, b->count, t, MPI_SUM, root, comm);
         else
             TIMED(Allreduce, Iallreduce, sbuf, recv, b->count, t, MPI_SUM, comm);
         k.buf = recv;
-        for (size_t i = 0; gets && i < n; i++)
+        for (size_t i = 0; gets && i < checked(err, n); i++)
             expect(&k, i, sum(b, i));
         break;
     }
     case FAMILY_REDUCE_SCATTER: {
         void *input = b->inplace ? recv : send; /* in place: the result lands in front */
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
-        for (size_t i = 0; i < all; i++)
-            put(input, i, b->size, contribution(b, me, i));
+        for (size_t i = 0; i < all; i = next_input(b, input, i))
+            put_input(b, input, i, i, contribution(b, me, i));
         if (b->routine == SG_MPI_Reduce_scatter || b->routine == SG_MPI_Ireduce_scatter)
             TIMED(Reduce_scatter, Ireduce_scatter, sbuf, recv, b->counts, t, MPI_SUM, comm);
         else
             TIMED(Reduce_scatter_block, Ireduce_scatter_block, sbuf, recv, b->count, t,
                   MPI_SUM, comm);
         k.buf = recv;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < checked(err, n); i++)
             expect(&k, i, sum(b, (size_t)me * n + i));
         break;
     }
@@ -438,14 +494,16 @@ static void agree(const struct bench *b, int *status, double *seconds)
     *seconds = mine[1];
 }
 
-/* A buffer of `bytes` bytes; for 0, `empty` (a distinct static address per
+/* A buffer of `bytes` bytes, all zero when `zeroed` (calloc: a large one is
+ * fresh pages, not touched); for 0, `empty` (a distinct static address per
  * buffer: MPICH rejects equal send and receive pointers as aliased even when
  * nothing moves). */
-static void *allocate(const struct bench *b, uint64_t bytes, void *empty, int *status)
+static void *allocate(const struct bench *b, uint64_t bytes, int zeroed, void *empty,
+                      int *status)
 {
     if (bytes == 0)
         return empty;
-    void *buf = bytes <= SIZE_MAX ? malloc((size_t)bytes) : NULL;
+    void *buf = bytes > SIZE_MAX ? NULL : zeroed ? calloc(1, (size_t)bytes) : malloc((size_t)bytes);
     if (buf == NULL) {
         fprintf(stderr, PROGRAM ": rank %d: %s count=%d: cannot allocate %llu bytes\n", b->rank,
                 sg_routines[b->routine].name, b->count, (unsigned long long)bytes);
@@ -470,8 +528,8 @@ static int run_size(struct bench *b, int iters, double *seconds)
                 name, b->count);
         status = BENCH_OOM;
     } else {
-        b->send = allocate(b, b->bytes.send, &empty_send, &status);
-        b->recv = allocate(b, b->bytes.recv, &empty_recv, &status);
+        b->send = allocate(b, b->bytes.send, b->sparse, &empty_send, &status);
+        b->recv = allocate(b, b->bytes.recv, 0, &empty_recv, &status);
     }
     agree(b, &status, seconds); /* before the call: every rank knows who has memory */
 
@@ -511,16 +569,17 @@ struct options {
     int *counts;
     size_t ncounts;
     int type_size, iters, root, procs;
-    int inplace, reversed, use_pmpi, fatal, predict;
+    int inplace, sparse, reversed, use_pmpi, fatal, predict;
 };
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: " PROGRAM " -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]\n"
-            "                        [--root R] [--inplace] [--reverse] [--pmpi] [--fatal]\n"
+            "                        [--root R] [--inplace] [--sparse] [--reverse] [--pmpi]\n"
+            "                        [--fatal]\n"
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE] --procs P\n"
-            "                        [--root R] [--inplace]\n"
+            "                        [--root R] [--inplace] [--sparse]\n"
             "\n"
             "Runs one of the 26 collectives (MPI_Bcast ... MPI_Ireduce_scatter_block) at each\n"
             "COUNT in turn (ascending, each 0..INT_MAX; it stops at the first that does not\n"
@@ -533,6 +592,10 @@ static void usage(FILE *out)
             "  -i, --iters I           calls per size, each validated (default 1)\n"
             "  -R, --root R            root of the rooted routines (default 0)\n"
             "      --inplace           MPI_IN_PLACE wherever the standard allows it\n"
+            "      --sparse            data only in the first 4 KiB of every 256 KiB of a\n"
+            "                          message, zero elsewhere: the send buffer's other\n"
+            "                          pages are never touched (every element delivered\n"
+            "                          is still checked)\n"
             "  -r, --reverse           the v-routines' blocks in reverse rank order\n"
             "  -p, --pmpi              call PMPI_* instead of MPI_*\n"
             "  -f, --fatal             keep MPI_ERRORS_ARE_FATAL (default: ERRORS_RETURN)\n"
@@ -600,7 +663,7 @@ static int parse_counts(const char *text, struct options *o)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    enum { OPT_INPLACE = 256, OPT_PREDICT, OPT_PROCS };
+    enum { OPT_INPLACE = 256, OPT_SPARSE, OPT_PREDICT, OPT_PROCS };
     static const struct option longs[] = {
         {"routine", required_argument, NULL, 'c'},
         {"count", required_argument, NULL, 'n'},
@@ -608,6 +671,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"iters", required_argument, NULL, 'i'},
         {"root", required_argument, NULL, 'R'},
         {"inplace", no_argument, NULL, OPT_INPLACE},
+        {"sparse", no_argument, NULL, OPT_SPARSE},
         {"reverse", no_argument, NULL, 'r'},
         {"pmpi", no_argument, NULL, 'p'},
         {"fatal", no_argument, NULL, 'f'},
@@ -652,6 +716,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return bad_usage("bad P \"%s\" in --procs: an integer >= 1", optarg);
             break;
         case OPT_INPLACE: o->inplace = 1; break;
+        case OPT_SPARSE: o->sparse = 1; break;
         case 'r': o->reversed = 1; break;
         case 'p': o->use_pmpi = 1; break;
         case 'f': o->fatal = 1; break;
@@ -689,7 +754,17 @@ static int parse_options(int argc, char **argv, struct options *o)
     return 0;
 }
 
-/* --predict-memory: the buffers of that call over P ranks, from buffer_bytes(). */
+/* --sparse: the bytes of a send buffer of `bytes` that are touched, at most:
+ * each message (at most `procs` of them) has one run of SPARSE_RUN bytes per
+ * SPARSE_STRIDE begun, and a run may straddle two pages. */
+static uint64_t sparse_touched(uint64_t bytes, uint64_t procs)
+{
+    uint64_t touched = (bytes / SPARSE_STRIDE + procs) * 2 * SPARSE_RUN;
+    return touched < bytes ? touched : bytes;
+}
+
+/* --predict-memory: the buffers of that call over P ranks, from buffer_bytes()
+ * (with --sparse the pages of the send buffers that are touched). */
 static int predict(const struct options *o)
 {
     struct buffer_bytes root, other = {0, 0};
@@ -699,8 +774,13 @@ static int predict(const struct options *o)
         buffer_bytes(routine, (uint64_t)o->counts[0], o->type_size, (uint64_t)o->procs, 1,
                      o->inplace, &root) != 0 ||
         (o->procs > 1 && buffer_bytes(routine, (uint64_t)o->counts[0], o->type_size,
-                                      (uint64_t)o->procs, 0, o->inplace, &other) != 0) ||
-        __builtin_add_overflow(root.send, root.recv, &root_bytes) ||
+                                      (uint64_t)o->procs, 0, o->inplace, &other) != 0);
+    if (!overflow && o->sparse) {
+        root.send = sparse_touched(root.send, (uint64_t)o->procs);
+        other.send = sparse_touched(other.send, (uint64_t)o->procs);
+    }
+    overflow =
+        overflow || __builtin_add_overflow(root.send, root.recv, &root_bytes) ||
         __builtin_add_overflow(other.send, other.recv, &other_bytes) ||
         __builtin_mul_overflow(other_bytes, (uint64_t)(o->procs - 1), &others) ||
         __builtin_add_overflow(root_bytes, others, &total);
@@ -735,6 +815,7 @@ int main(int argc, char **argv)
         .use_pmpi = o.use_pmpi,
         .reversed = o.reversed,
         .inplace = o.inplace,
+        .sparse = o.sparse,
         .root = o.root,
         .size = o.type_size,
         .type = o.type_size == 1   ? MPI_UINT8_T
@@ -746,6 +827,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.procs);
+    b.mask = contribution_mask(b.size, b.procs);
     if (b.root >= b.procs) {
         if (b.rank == 0)
             fprintf(stderr, PROGRAM ": bad --root %d: not a rank of %d\n", b.root, b.procs);
@@ -783,9 +865,9 @@ int main(int argc, char **argv)
         status = run_size(&b, o.iters, &seconds);
         if (b.rank == 0) {
             printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
-                           "iters=%d result=%s seconds=%.6f\n",
+                           "iters=%d result=%s seconds=%.6f%s\n",
                    sg_routines[b.routine].name, b.count, b.size, b.procs, b.root, b.inplace,
-                   o.iters, result_name(status), seconds);
+                   o.iters, result_name(status), seconds, b.sparse ? " sparse=1" : "");
             fflush(stdout);
         }
     }

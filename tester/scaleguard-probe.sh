@@ -11,7 +11,10 @@
 #      Delta = n'/f: bisection (log2 f jobs) or the paper's linear scan.
 #   3. Class D when a v-routine's first failure is where its int
 #      displacements overflow; otherwise verification at (s, 2P) and (2s, P)
-#      and the Table IX classification (scaleguard-ini classify).
+#      and the Table IX classification (scaleguard-ini classify), each size
+#      a job of its own, with sparse data where dense data do not fit.
+# The INI's counts are in the n the protection layer computes (for
+# Reduce_scatter(_block) the sum of the counts: P times the bench's count).
 # Every job's result is appended to the state folder as it lands: a driver
 # started again with the same arguments reuses every finished job.
 set -euo pipefail
@@ -33,7 +36,9 @@ Usage: scaleguard-probe --collective NAME|all --procs P --type-size S --output F
 Finds the largest count n_s at which the collective still works with P
 processes and elements of S bytes (1, 2, 4 or 8), classifies the failure past
 it (Class D, G or X), and writes or merges the routine's section and
-[platform] in the bounds INI FILE (workaround = auto).
+[platform] in the bounds INI FILE (workaround = auto). Counts in the INI are
+the layer's n: for Reduce_scatter(_block) the sum of the counts, P times the
+bench's count.
 
   --collective NAME   an MPI collective (MPI_Scatter, MPI_Igatherv, ...) or
                       `all` for the 26 of them, one after another
@@ -179,18 +184,21 @@ outcome_of_ending() {
   esac
 }
 
-# run_job ROUTINE P S LIMIT COUNT... : one job over ascending counts; fills
-# `outcome` and sets job_wall (seconds). Sizes after the first failure are not run.
+# run_job ROUTINE P S LIMIT SPARSE COUNT... : one job over ascending counts
+# (SPARSE 1: the bench's --sparse data); fills `outcome` and sets job_wall
+# (seconds). Sizes after the first failure are not run.
 run_job() {
-  local routine=$1 p=$2 s=$3 limit=$4
-  shift 4
+  local routine=$1 p=$2 s=$3 limit=$4 sparse=$5
+  shift 5
   local counts=("$@")
   local list
   list=$(IFS=,; echo "${counts[*]}")
-  local key="routine=$routine procs=$p type_size=$s inplace=$inplace counts=$list"
-  key+=" launcher=$launcher preload=${preloads[*]} env=${bench_envs[*]}"
+  local key="routine=$routine procs=$p type_size=$s inplace=$inplace"
+  ((sparse)) && key+=" sparse=1"
+  key+=" counts=$list launcher=$launcher preload=${preloads[*]} env=${bench_envs[*]}"
   local shown="${counts[0]}"
   ((${#counts[@]} == 1)) || shown+="..${counts[-1]} (${#counts[@]} sizes)"
+  ((sparse)) && shown+=" (sparse data)"
   local record=${journaled[$key]:-}
   if [[ -n $record ]]; then
     jobs_reused=$((jobs_reused + 1))
@@ -205,6 +213,7 @@ run_job() {
     for item in "${bench_envs[@]}"; do launch+=(--env "$item"); done
     local bench_args=(-c "$routine" -n "$list" -s "$s")
     ((inplace)) && bench_args+=(--inplace)
+    ((sparse)) && bench_args+=(--sparse)
     printf 'probe: %s P=%s s=%s n=%s, limit %s s: ' "$routine" "$p" "$s" "$shown" "$limit"
     local line status code seconds
     line=$("${launch[@]}" -- "$bench" "${bench_args[@]}") ||
@@ -264,32 +273,42 @@ larger_limit() {
   echo $((next > $1 ? next : $1))
 }
 
-# The bench's buffer bytes for one job (all ranks), as it allocates them.
+# buffer_bytes ROUTINE P S N [SPARSE]: the bench's buffer bytes for one job
+# (all ranks), as it allocates them; with SPARSE 1 those it touches.
 buffer_bytes() {
-  local routine=$1 p=$2 s=$3 n=$4 line
+  local routine=$1 p=$2 s=$3 n=$4 sparse=${5:-0} line
   local args=(--predict-memory -c "$routine" -n "$n" -s "$s" --procs "$p")
   ((inplace)) && args+=(--inplace)
+  ((sparse)) && args+=(--sparse)
   line=$("$bench" "${args[@]}")
   line=${line#*bytes_total=}
   echo "${line%% *}"
 }
 
-# Predicted bytes of one job: the buffers plus the MPI runtime. A reduction's
-# algorithm may hold temporaries as large as its buffers (Open MPI's
-# Reduce_scatter does), so in the search they count twice: a search must not
-# run out of memory and take that for the MPI's bug.
+# predicted_bytes ROUTINE P S N [SPARSE]: the memory one job needs: the
+# buffers the bench touches, the MPI runtime and, for a reduction, the MPI's
+# temporaries, predicted as large as the (dense) buffers: Open MPI 4.1's
+# Reduce_scatter holds 1.5 times the vector per rank at P = 2. A job must not
+# run out of memory and have that taken for the MPI's bug.
 predicted_bytes() {
-  local buffers
-  buffers=$(buffer_bytes "$@")
-  [[ ${1,,} != *reduce* ]] || buffers=$((2 * buffers))
-  echo $((buffers + $2 * RUNTIME_BYTES_PER_RANK))
+  local routine=$1 p=$2 s=$3 n=$4 sparse=${5:-0} bytes
+  bytes=$(buffer_bytes "$routine" "$p" "$s" "$n" "$sparse")
+  [[ ${routine,,} != *reduce* ]] || bytes=$((bytes + $(buffer_bytes "$routine" "$p" "$s" "$n")))
+  echo $((bytes + p * RUNTIME_BYTES_PER_RANK))
 }
 
 fits() { (($(predicted_bytes "$@") <= memory_limit)); }
 
-# The verification may try more: running out of memory there only costs the
-# run (it counts as not run, see letter).
-may_fit() { (($(buffer_bytes "$@") + $2 * RUNTIME_BYTES_PER_RANK <= memory_limit)); }
+# The layer's n (protect/collective.c, sg_call_shape) is the bench's count
+# times this: for Reduce_scatter(_block) the layer's n is the whole vector,
+# the sum of the counts, P times the bench's -n (each rank's block).
+layer_scale() {
+  case $1 in
+    MPI_Reduce_scatter | MPI_Ireduce_scatter | MPI_Reduce_scatter_block | \
+      MPI_Ireduce_scatter_block) echo "$2" ;;
+    *) echo 1 ;;
+  esac
+}
 
 # ---- the search of one routine -----------------------------------------------
 
@@ -314,27 +333,48 @@ letter() {
   esac
 }
 
+# verify_point ROUTINE P S COUNT LIMIT: one size of the verification, a job
+# of its own: dense data where the job fits the memory limit, else sparse
+# data (the bench's --sparse), else not run. Sets point_letter.
+verify_point() {
+  local routine=$1 p=$2 s=$3 n=$4 limit=$5 sparse=0
+  point_letter=-
+  ((s <= 8 && n >= 1 && n <= INT_MAX)) || return 0
+  if ! fits "$routine" "$p" "$s" "$n"; then
+    sparse=1
+    if ! fits "$routine" "$p" "$s" "$n" 1; then
+      echo "probe: $routine: P=$p s=$s n=$n needs more than the memory limit even with" \
+        "sparse data: not run" >&2
+      return 0
+    fi
+  fi
+  run_job "$routine" "$p" "$s" "$limit" "$sparse" "$n"
+  point_letter=$(letter "$p:$s:$n")
+}
+
 # verify ROUTINE P S N_S DELTA LIMIT: sets `verdict_runs` to the four runs of
-# Table IX at (P, S) as letters.
+# Table IX at (P, S), n_s/2, (n_s+D)/2, n_s, n_s+D, as letters. N_S and DELTA
+# are in the layer's n (layer_scale), and so are these sizes. (n_s+D)/2 runs
+# first: a failure there makes n_s/2 decide "half"; a pass makes n_s and then
+# n_s+D decide "same". Each verdict needs one failing run and at most two
+# passing ones; runs no verdict needs are not made.
 verify() {
-  local routine=$1 p=$2 s=$3 safe=$4 delta=$5 limit=$6
+  local routine=$1 p=$2 s=$3 safe=$4 delta=$5 limit=$6 scale
+  scale=$(layer_scale "$routine" "$p")
   local sizes=($((safe / 2)) $(((safe + delta) / 2)) "$safe" $((safe + delta)))
-  local runnable=() n
-  if ((s <= 8)); then
-    for n in "${sizes[@]}"; do
-      ((n >= 1)) || continue
-      ((${#runnable[@]} == 0 || n > runnable[-1])) || continue
-      may_fit "$routine" "$p" "$s" "$n" || break
-      runnable+=("$n")
-    done
+  local runs=(- - - -)
+  run_point() {
+    verify_point "$routine" "$p" "$s" $((sizes[$1] / scale)) "$limit"
+    runs[$1]=$point_letter
+  }
+  run_point 1
+  if [[ ${runs[1]} == f ]]; then
+    run_point 0
+  elif [[ ${runs[1]} == p ]]; then
+    run_point 2
+    [[ ${runs[2]} != p ]] || run_point 3
   fi
-  if ((${#runnable[@]} < 4)); then
-    echo "probe: $routine: verification at P=$p s=$s runs ${#runnable[@]} of 4 sizes" \
-      "(memory limit or type size)" >&2
-  fi
-  ((${#runnable[@]} == 0)) || run_job "$routine" "$p" "$s" "$limit" "${runnable[@]}"
-  verdict_runs=
-  for n in "${sizes[@]}"; do verdict_runs+=$(letter "$p:$s:$n"); done
+  verdict_runs=$(IFS=; echo "${runs[*]}")
 }
 
 search() {
@@ -363,7 +403,7 @@ search() {
       group+=("${sizes[i]}")
       i=$((i + 1))
     done
-    run_job "$routine" "$p" "$s" "$limit" "${group[@]}"
+    run_job "$routine" "$p" "$s" "$limit" 0 "${group[@]}"
     for n in "${group[@]}"; do
       case ${outcome[$p:$s:$n]:-} in
         pass) passed=$n ;;
@@ -393,7 +433,7 @@ search() {
     while ((high - low > 1)); do
       mid=$(((low + high) / 2))
       n=$(grid_point "$mid")
-      run_job "$routine" "$p" "$s" "$limit" "$n"
+      run_job "$routine" "$p" "$s" "$limit" 0 "$n"
       if [[ ${outcome[$p:$s:$n]} == pass ]]; then
         low=$mid
         limit=$(larger_limit "$limit" "$job_wall")
@@ -404,7 +444,7 @@ search() {
   else
     for ((mid = 1; mid < steps; mid++)); do
       n=$(grid_point "$mid")
-      run_job "$routine" "$p" "$s" "$limit" "$n"
+      run_job "$routine" "$p" "$s" "$limit" 0 "$n"
       [[ ${outcome[$p:$s:$n]} == pass ]] || break
       low=$mid
       limit=$(larger_limit "$limit" "$job_wall")
@@ -417,6 +457,14 @@ search() {
   safe=$(grid_point "$low")
   fail=$(grid_point "$high")
   local failure=${outcome[$p:$s:$fail]}
+  # The INI is in the layer's n: safe_count, delta and the bound.
+  local scale
+  scale=$(layer_scale "$routine" "$p")
+  if ((scale > 1)); then
+    echo "probe: $routine: the layer's n is the sum of the counts, $scale x the bench's count:" \
+      "safe_count $((scale * safe)), delta $((scale * (fail - safe)))"
+  fi
+  safe=$((scale * safe)) fail=$((scale * fail))
   local found=(type_size="$s" procs="$p" safe_count="$safe" delta=$((fail - safe))
     failure="$failure" workaround=auto)
 
@@ -426,13 +474,15 @@ search() {
   if ((irregular[$routine] && (p - 1) * safe <= INT_MAX && (p - 1) * fail > INT_MAX)); then
     classified=(class=D)
   else
-    verify "$routine" $((2 * p)) "$s" "$safe" $((fail - safe)) "$limit"
+    # A doubled point moves up to twice the bytes: twice the time limit.
+    verify "$routine" $((2 * p)) "$s" "$safe" $((fail - safe)) $((2 * limit))
     local at_double_procs=$verdict_runs
-    verify "$routine" "$p" $((2 * s)) "$safe" $((fail - safe)) "$limit"
+    verify "$routine" "$p" $((2 * s)) "$safe" $((fail - safe)) $((2 * limit))
     local at_double_size=$verdict_runs
     mapfile -t classified < <("$ini_tool" classify "$safe" "$s" "$p" \
       "$at_double_procs" "$at_double_size")
-    echo "probe: $routine: verification (s, 2P) $at_double_procs, (2s, P) $at_double_size"
+    echo "probe: $routine: verification (s, 2P) $at_double_procs, (2s, P) $at_double_size" \
+      "(n_s/2, (n_s+delta)/2, n_s, n_s+delta: p passed, f failed, - not run)"
   fi
   "$ini_tool" replace "$output" "$routine" --entry "${classified[@]}" "${found[@]}"
   echo "probe: $routine: ${classified[*]} ${found[*]}"

@@ -25,22 +25,4 @@ rm -rf "$name.ini" "$name.state"
 "$bin/scaleguard-probe" --output "$name.ini" --state "$name.state" "$@" | tee "$name.out"
 "$bin/scaleguard-ini" check "$name.ini"
 
-# KEY=VALUE lines of [collective], as the INI writer lays them out.
-section=$(awk -v header="[$collective]" '
-  $0 == header { inside = 1; next }
-  /^\[/ { inside = 0 }
-  inside && / = / { sub(/ = /, "="); print }' "$name.ini")
-status=0
-for pair in "${expected[@]}"; do
-  grep -qxF -- "$pair" <<<"$section" || { echo "FAIL: [$collective] lacks $pair"; status=1; }
-done
-if [[ $n_true != - ]]; then
-  safe=$(sed -n 's/^safe_count=//p' <<<"$section")
-  delta=$(sed -n 's/^delta=//p' <<<"$section")
-  if [[ -z $safe || -z $delta ]] || ((safe > n_true || n_true >= safe + delta)); then
-    echo "FAIL: safe_count=$safe delta=$delta does not bracket the true bound $n_true"
-    status=1
-  fi
-fi
-((status == 0)) && echo "PASS: [$collective] $(tr '\n' ' ' <<<"$section")"
-exit "$status"
+exec "$(dirname "$0")/check-section.sh" "$name.ini" "$collective" "$n_true" "${expected[@]}"

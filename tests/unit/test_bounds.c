@@ -176,6 +176,10 @@ static void test_example(void)
     CHECK(b.entries == NULL && b.count == 0);
 }
 
+/* The platform files are the tester's output (scripts/probe-platform.sh):
+ * the numbers come from measurements, so what is checked is what they must
+ * say about DESIGN.md's measured problems: the class and trigger, a bound
+ * within one search step of the true one, and the real calls on each side. */
 static void test_platform_files(void)
 {
     struct sg_bounds b;
@@ -190,24 +194,24 @@ static void test_platform_files(void)
         CHECK_U64(w.count, 0);
         CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
         CHECK_STR(b.platform.launcher, "local");
-        CHECK_STR(b.platform.measured, "2026-11-21T00:00:00Z");
         CHECK_U64(b.count, 2);
         e = find_entry(&b, "MPI_Scatter", 1);
         CHECK(e != NULL);
         if (e) {
+            /* bytes per rank times P > INT_MAX crashes, at P = 3 */
             CHECK(e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_SNP);
-            CHECK_U64(e->bound, 2100000000);
             CHECK_U64(e->type_size, 1);
             CHECK_U64(e->procs, 3);
-            CHECK_U64(e->safe_count, 700000000);
-            CHECK_U64(e->delta, 50000000);
+            CHECK_U64(e->bound, 3 * e->safe_count);
+            CHECK(e->bound <= 2147483647u && 2147483647u < e->bound + 3 * e->delta);
             CHECK(e->failure == SG_FAILURE_CRASH);
-            /* 700M passes, 750M = safe_count + delta triggers. */
+            /* 700M passes, 750M crashes (DESIGN.md) */
             CHECK(!sg_trigger_exceeds(e->trigger, 1, 700000000, 3, e->bound));
             CHECK(sg_trigger_exceeds(e->trigger, 1, 750000000, 3, e->bound));
         }
         e = find_entry(&b, "MPI_Gatherv", 1);
-        CHECK(e != NULL && e->cls == SG_CLASS_D && e->failure == SG_FAILURE_CRASH);
+        CHECK(e != NULL && e->cls == SG_CLASS_D && e->procs == 4 &&
+              e->failure == SG_FAILURE_CRASH);
         sg_bounds_free(&b);
     } else {
         fprintf(stderr, "%s\n", error);
@@ -225,14 +229,14 @@ static void test_platform_files(void)
         e = find_entry(&b, "MPI_Reduce_scatter", 1);
         CHECK(e != NULL);
         if (e) {
+            /* the sum of the counts (the layer's n) > INT_MAX fails, at any s, P */
             CHECK(e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_N);
-            CHECK_U64(e->bound, 2000000000);
             CHECK_U64(e->type_size, 1);
             CHECK_U64(e->procs, 2);
-            CHECK_U64(e->safe_count, 2000000000);
-            CHECK_U64(e->delta, 200000000);
+            CHECK_U64(e->bound, e->safe_count);
+            CHECK(e->bound <= 2147483647u && 2147483647u < e->bound + e->delta);
             CHECK(e->failure == SG_FAILURE_MPI_ERROR);
-            /* {1.0e9, 1.0e9} passes, {1.1e9, 1.1e9} triggers. */
+            /* {1.0e9, 1.0e9} passes, {1.1e9, 1.1e9} fails (DESIGN.md) */
             CHECK(!sg_trigger_exceeds(e->trigger, 1, 2000000000, 2, e->bound));
             CHECK(sg_trigger_exceeds(e->trigger, 1, 2200000000u, 2, e->bound));
         }

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Regenerate this platform's bounds INI for one MPI from real runs of the
+# tester: scaleguard-probe on each of that MPI's known scaling problems
+# (DESIGN.md, "Facts measured on this platform"), one after another, into one
+# INI and one state folder. The large tester tests (tests/tester, label large)
+# run exactly these probes, one routine each (--routine).
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: scripts/probe-platform.sh [--bin DIR] [--output FILE] [--state DIR]
+                                 [--routine NAME] [--fresh] mpich|openmpi
+       scripts/probe-platform.sh --help
+Runs the tester (scaleguard-probe, s = 1, local launcher) on the known scaling
+problems of that MPI on this platform and writes the bounds INI:
+  mpich    MPI_Scatter at P = 3, MPI_Gatherv at P = 4
+  openmpi  MPI_Reduce_scatter at P = 2, MPI_Gatherv at P = 4
+Each search doubles from --start-count 268435456 (2^28; every problem here is
+near 2^30 elements, and all smaller sizes pass) and refines on the grid
+2^29/16. About 6 minutes per MPI on 2 quiet cores (20 under load) and up to
+16 GiB at once; nothing else big should run meanwhile.
+
+  --bin DIR       where scaleguard-probe is (default build/MPI/stage/bin, the
+                  tree scripts/build.sh makes; an installed prefix's bin works)
+  --output FILE   the INI (default configs/<os><version>-MPI-<mpi version>.ini,
+                  e.g. configs/debian12-mpich-4.0.2.ini)
+  --state DIR     the probe's journal of finished jobs (default
+                  build/MPI/platform-state): run again, no finished job is redone
+  --routine NAME  probe only that one of the MPI's problems and merge it into
+                  FILE; without it FILE is written anew
+  --fresh         forget the journal first: measure everything again
+
+The file starts with a comment saying which command wrote it and when.
+Exit status: 0 written, 1 a probe failed, 2 usage.
+EOF
+}
+
+die_usage() {
+  echo "probe-platform: $1 (see --help)" >&2
+  exit 2
+}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin='' output='' state='' only='' fresh=0 mpi=''
+while (($#)); do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    --fresh) fresh=1; shift ;;
+    --bin | --output | --state | --routine)
+      (($# >= 2)) || die_usage "$1 needs a value"
+      case $1 in
+        --bin) bin=$2 ;;
+        --output) output=$2 ;;
+        --state) state=$2 ;;
+        --routine) only=$2 ;;
+      esac
+      shift 2 ;;
+    -*) die_usage "unknown option '$1'" ;;
+    *)
+      [[ -z $mpi ]] || die_usage "one MPI only"
+      mpi=$1
+      shift ;;
+  esac
+done
+
+# The problems of each MPI: routine and P (s = 1).
+case $mpi in
+  mpich)
+    problems=("MPI_Scatter 3" "MPI_Gatherv 4")
+    version=$(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')
+    name="MPICH $version (mpicc.mpich, mpiexec.mpich)" ;;
+  openmpi)
+    problems=("MPI_Reduce_scatter 2" "MPI_Gatherv 4")
+    version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p')
+    name="Open MPI $version (mpicc.openmpi, mpiexec.openmpi)" ;;
+  '') die_usage "which MPI: mpich or openmpi" ;;
+  *) die_usage "unknown MPI '$mpi' (mpich or openmpi)" ;;
+esac
+if [[ -n $only ]]; then
+  selected=()
+  for problem in "${problems[@]}"; do
+    [[ ${problem%% *} != "$only" ]] || selected+=("$problem")
+  done
+  ((${#selected[@]})) || die_usage "$only is not one of $mpi's problems"
+  problems=("${selected[@]}")
+fi
+
+bin=${bin:-$root/build/$mpi/stage/bin}
+[[ -x $bin/scaleguard-probe ]] ||
+  { echo "probe-platform: $bin/scaleguard-probe is missing (scripts/build.sh)" >&2; exit 1; }
+# shellcheck disable=SC1091 # the OS's own description
+os=$(. /etc/os-release && echo "${ID:-linux}${VERSION_ID:-}")
+os_name=$(. /etc/os-release && echo "${PRETTY_NAME:-$os}")
+output=${output:-$root/configs/$os-$mpi-${version:-unknown}.ini}
+state=${state:-$root/build/$mpi/platform-state}
+((fresh == 0)) || rm -rf "$state"
+mkdir -p "$(dirname "$output")"
+# The probes write a copy, which replaces FILE only when all went well:
+# without --routine a new file, with it FILE with that routine merged in.
+work=$output.new
+rm -f "$work"
+# ([platform] first: the probe replaces it where it is and appends routines.)
+if [[ -n $only && -f $output ]]; then cp "$output" "$work"; else echo '[platform]' >"$work"; fi
+
+readonly start_count=268435456
+shapes=()
+for problem in "${problems[@]}"; do
+  read -r routine procs <<<"$problem"
+  shapes+=("$routine at P = $procs")
+  echo "probe-platform: $mpi: $routine at P=$procs, s=1 (state $state)"
+  if ! "$bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
+    --start-count "$start_count" --output "$work" --state "$state"; then
+    echo "probe-platform: the probe of $routine failed; $output left as it was" >&2
+    exit 1
+  fi
+done
+
+# The header replaces the leading comment block.
+shown=$mpi merged=''
+[[ -z $only ]] || shown="--routine $only $mpi" merged=' (merged: other sections are older)'
+{
+  echo "; ScaleGuard bounds for $name on $os_name."
+  echo ";"
+  echo "; Written by the tester: scripts/probe-platform.sh $shown"
+  echo "; on $(hostname -s), $(date -u +%Y-%m-%dT%H:%M:%SZ): scaleguard-probe --type-size 1"
+  joined=$(printf '%s, ' "${shapes[@]}")
+  echo "; --start-count $start_count, ${joined%, }$merged."
+  if [[ ${shapes[*]} == *MPI_Reduce_scatter* ]]; then
+    echo "; Every job it ran is in its --state journal. Keys and units: see example.ini;"
+    echo "; for MPI_Reduce_scatter n is the sum of the counts, as the layer computes it."
+  else
+    echo "; Every job it ran is in its --state journal. Keys and units: see example.ini."
+  fi
+  echo
+  awk 'body || (!/^[;#]/ && !/^[[:space:]]*$/) { body = 1 } body' "$work"
+} >"$output"
+rm -f "$work"
+"$bin/scaleguard-ini" check "$output"
