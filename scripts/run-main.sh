@@ -9,7 +9,7 @@
 #   3. run an application that hits the problem (scaleguard-bench, which
 #      checks every byte) without and with libscaleguard.so and that INI.
 # The tester's state stays in build/<mpi>/main-state: run again, it redoes no
-# finished job. Needs about 10 GiB of memory for the application runs.
+# finished job. Needs up to 16 GiB of memory (the tester on Reduce_scatter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=${SCALEGUARD_PREFIX:-$PWD/install}
