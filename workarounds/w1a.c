@@ -54,10 +54,33 @@ static const char *grouping_risk(MPI_Op op, MPI_Datatype type)
     return rounding; /* a user-defined operation */
 }
 
+/* Reductions to every rank run over a grid of `columns` consecutive ranks
+ * times procs / columns rows (see reduce_to_all): the largest column count
+ * that leaves both dimensions at most `members`, or 0 when none does. */
+static int grid_columns(int procs, int members)
+{
+    for (int columns = members < procs ? members : procs; columns >= 2; columns--)
+        if (procs % columns == 0 && procs / columns <= members && procs / columns >= 2)
+            return columns;
+    return 0;
+}
+
+/* Allgather(v) gathers each pair of groups into a temporary and copies the
+ * blocks out: byte for byte the received elements only where the receive
+ * type has no holes. */
+static int contiguous(MPI_Datatype type)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int size;
+    return PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS &&
+           PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
+           PMPI_Type_size(type, &size) == MPI_SUCCESS && lb == 0 && true_lb == 0 &&
+           extent == size && true_extent == size;
+}
+
 int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int members,
                    const char **why)
 {
-    (void)d; /* any layout can be grouped; a too wide group is sg_w1a's -1 */
     const char *reason = NULL;
     switch (family(c->routine)) {
     case SG_MPI_Bcast: case SG_MPI_Gather: case SG_MPI_Gatherv: case SG_MPI_Scatter:
@@ -66,15 +89,22 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
     case SG_MPI_Reduce:
         reason = grouping_risk(c->op, c->sendtype);
         break;
-    case SG_MPI_Alltoall: case SG_MPI_Alltoallv:
-        reason = "Alltoall(v) is excluded from W1-A (paper Table X)";
+    case SG_MPI_Allgather: case SG_MPI_Allgatherv:
+        if (!contiguous(c->recvtype))
+            reason = "Allgather(v)'s temporary needs a receive type without holes (lb 0, "
+                     "extent = size)";
+        break;
+    case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
+        reason = grouping_risk(c->op, c->sendtype);
+        if (reason == NULL && members >= 2 && grid_columns(d->procs, members) == 0)
+            reason = "P is no product of two factors each at most the group size";
         break;
     default:
-        reason = "every rank gets the whole result: no grouping of the ranks shrinks it";
+        reason = "Alltoall(v) is excluded from W1-A (paper Table X)";
         break;
     }
     if (reason == NULL && members < 2)
-        reason = "a group needs the root and one other process";
+        reason = "a group needs at least two processes";
     if (reason != NULL && why != NULL)
         *why = reason;
     return reason == NULL;
@@ -338,28 +368,26 @@ static int create_subs(struct cache *cache, const struct partition *p, int me, s
     return err;
 }
 
-/* What the partition follows from: the root, members and windows. NULL when
- * out of memory. */
-static int *partition_key(int root, int members, const struct sg_windows *w, int procs,
-                          int *length)
+/* The cache key of a partition: its lists of ranks. NULL when out of
+ * memory. */
+static int *partition_key(const struct partition *p, int *length)
 {
-    *length = 3 + (w->of ? procs : 0);
+    int total = p->start[p->count];
+    *length = 1 + p->count + total;
     int *key = malloc((size_t)*length * sizeof *key);
     if (key == NULL)
         return NULL;
-    key[0] = root;
-    key[1] = members;
-    key[2] = w->of ? w->count : 0;
-    if (w->of)
-        memcpy(key + 3, w->of, (size_t)procs * sizeof *key);
+    key[0] = p->count;
+    memcpy(key + 1, p->start + 1, (size_t)p->count * sizeof *key);
+    memcpy(key + 1 + p->count, p->ranks, (size_t)total * sizeof *key);
     return key;
 }
 
-/* This rank's sub-communicators for partition `p` (known by `key`), from the
- * cache or made now. `key` is kept by the cache or freed. */
-static int subs_of(MPI_Comm parent, const struct partition *p, int me, int *key, int key_length,
-                   MPI_Comm **subs)
+/* This rank's sub-communicators for partition `p`, from the cache or made
+ * now. */
+static int subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **subs)
 {
+    int key_length, *key = partition_key(p, &key_length);
     if (key == NULL)
         return MPI_ERR_NO_MEM;
     struct cache *cache;
@@ -454,19 +482,420 @@ static int group_bases(const struct sg_side *v, const struct partition *p, int r
     return 1;
 }
 
-int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
-           int members, const struct sg_windows *w)
+/* ---- Routines without a root -------------------------------------------------
+ *
+ * Every rank gets the whole result, so W1-A shrinks each sub-call's global
+ * buffer, not what a rank receives: every sub-call has at most `members`
+ * processes, and every rank takes part in several. */
+
+/* An empty partition with room for `lists` lists of `total` ranks. */
+static int new_partition(struct partition *p, int lists, int total)
+{
+    *p = (struct partition){0};
+    p->start = malloc(((size_t)lists + 1) * sizeof *p->start);
+    p->ranks = malloc(((size_t)total + 1) * sizeof *p->ranks);
+    if (p->start == NULL || p->ranks == NULL) {
+        free_partition(p);
+        return MPI_ERR_NO_MEM;
+    }
+    p->start[0] = 0;
+    return MPI_SUCCESS;
+}
+
+/* The pairs of `groups` groups in the rounds of a round-robin tournament
+ * (the circle method): each pair once, and the pairs of a round disjoint.
+ * Returns the number of pairs, written as (lower, higher) to `pairs`. */
+static int tournament(int groups, int *pairs)
+{
+    int players = groups + groups % 2, n = 0; /* with a bye when odd */
+    for (int round = 0; round < players - 1; round++)
+        for (int k = 0; k < players / 2; k++) {
+            int a = k == 0 ? players - 1 : (round + k) % (players - 1);
+            int b = (round - k + players - 1) % (players - 1);
+            if (a >= groups || b >= groups)
+                continue;
+            pairs[2 * n] = a < b ? a : b;
+            pairs[2 * n + 1] = a < b ? b : a;
+            n++;
+        }
+    return n;
+}
+
+/* One pair's temporary, and where its blocks go: released (the blocks
+ * copied out, then freed) once the pair's sub-call is done. */
+struct move {
+    MPI_Aint to, from, bytes;
+};
+
+struct copy_out {
+    char *recvbuf, *temp;
+    int moves;
+    struct move *move;
+    int *counts, *displs; /* Allgatherv: the pair's counts and packed displacements */
+};
+
+static void copy_moves(struct copy_out *o)
+{
+    for (int i = 0; i < o->moves; i++)
+        memcpy(o->recvbuf + o->move[i].to, o->temp + o->move[i].from, (size_t)o->move[i].bytes);
+}
+
+static void copy_out(void *memory)
+{
+    copy_moves(memory);
+    free(memory);
+}
+
+/* One allocation for the copy-out of `blocks` blocks and a temporary of
+ * `bytes`, aligned as malloc aligns. */
+static struct copy_out *new_copy_out(int blocks, size_t bytes, void *recvbuf)
+{
+    size_t header = sizeof(struct copy_out) + (size_t)blocks * sizeof(struct move) +
+                    2 * (size_t)blocks * sizeof(int);
+    header = (header + 63) / 64 * 64;
+    struct copy_out *o = malloc(header + bytes);
+    if (o == NULL)
+        return NULL;
+    o->recvbuf = recvbuf;
+    o->temp = (char *)o + header;
+    o->moves = 0;
+    o->move = (struct move *)(o + 1);
+    o->counts = (int *)(o->move + blocks);
+    o->displs = o->counts + blocks;
+    return o;
+}
+
+/* A blocking sub-call straight into the receive buffer, where the routine
+ * can describe the pair's blocks there: Allgatherv when they span at most
+ * INT_MAX extents (rebased displacements in `counts`, `displs`), Allgather
+ * when the pair's ranks are consecutive, or two (the second block b - a
+ * blocks after the first: a resized type, left in *stride to free). The
+ * own group's blocks are then written again by each of its pairs, with the
+ * same bytes, one sub-call after the other; in place the sub-call takes
+ * its input where the call has it. Returns 1 and sets `sub` when so, 0
+ * when only a temporary will do, or an MPI error code (negated). */
+static int direct(const struct sg_side *r, const int *ranks, int n, int *counts, int *displs,
+                  struct sg_call *sub, MPI_Datatype *stride)
+{
+    MPI_Aint extent = extent_of(r->type);
+    if (r->layout == SG_SIDE_V) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int j = 0; j < n; j++)
+            if (r->counts[ranks[j]] > 0) {
+                int64_t at = r->displs[ranks[j]];
+                lo = at < lo ? at : lo;
+                hi = at + r->counts[ranks[j]] > hi ? at + r->counts[ranks[j]] : hi;
+            }
+        if (lo > hi)
+            lo = hi = 0;
+        if (hi - lo > INT_MAX)
+            return 0;
+        for (int j = 0; j < n; j++) {
+            counts[j] = r->counts[ranks[j]];
+            displs[j] = counts[j] > 0 ? (int)(r->displs[ranks[j]] - lo) : 0;
+        }
+        sub->recvbuf = (char *)sub->recvbuf + (MPI_Aint)lo * extent;
+        sub->recvcounts = counts;
+        sub->rdispls = displs;
+        return 1;
+    }
+    MPI_Aint block = (MPI_Aint)r->count * extent;
+    sub->recvbuf = (char *)sub->recvbuf + (MPI_Aint)ranks[0] * block;
+    if (ranks[n - 1] - ranks[0] == n - 1)
+        return 1;
+    if (n != 2)
+        return 0;
+    MPI_Datatype contiguous;
+    int err = PMPI_Type_contiguous(r->count, r->type, &contiguous);
+    if (err == MPI_SUCCESS) {
+        err = PMPI_Type_create_resized(contiguous, 0, (MPI_Aint)(ranks[1] - ranks[0]) * block,
+                                       stride);
+        PMPI_Type_free(&contiguous);
+    }
+    if (err == MPI_SUCCESS && (err = PMPI_Type_commit(stride)) != MPI_SUCCESS)
+        PMPI_Type_free(stride);
+    if (err != MPI_SUCCESS)
+        return -err;
+    sub->recvtype = *stride;
+    sub->recvcount = 1;
+    return 1;
+}
+
+/* Allgather(v): groups of at most members / 2 consecutive ranks (for
+ * Allgatherv also of at most INT_MAX / 2 elements, so that a pair's blocks
+ * have int displacements in a temporary), and per pair of groups one
+ * sub-call of the routine over the pair's ranks: straight into the receive
+ * buffer where it can be (see below), else into a temporary of the pair's
+ * blocks, packed, from which each rank copies out the other group's blocks,
+ * and in its first pair its own group's (its own block not when in place:
+ * it is the sub-calls' input then). Blocks land by their 64-bit
+ * displacements, so a Class D layout needs no windows. The pairs run in the
+ * rounds of a tournament: one global order, so blocking sub-calls cannot
+ * wait on each other in a cycle, and the disjoint pairs of a round run at
+ * once. */
+/* A rank takes part in one sub-call, and holds one sub-communicator, per
+ * other group: more would use up the MPI's communicators (MPICH has a few
+ * thousand context ids) and serialise as many sub-calls. */
+#define PAIRS_PER_RANK 64
+
+static int gather_to_all(struct sg_runner *runner, const struct sg_call *c,
+                         const struct sg_described *d, int members, int me)
+{
+    const struct sg_side *r = &d->recv;
+    int procs = d->procs, half = members / 2, v = r->layout == SG_SIDE_V;
+    int *group = malloc(((size_t)procs + 1) * sizeof *group), groups = 0;
+    if (group == NULL)
+        return MPI_ERR_NO_MEM;
+    int64_t elements = 0;
+    group[0] = 0;
+    for (int i = 0; i < procs; i++) {
+        int64_t count = v ? r->counts[i] : r->count;
+        if (count > INT_MAX / 2) {
+            free(group);
+            return -1; /* the same on every rank: every rank holds the counts */
+        }
+        if (i - group[groups] == half || elements + count > INT_MAX / 2) {
+            group[++groups] = i;
+            elements = 0;
+        }
+        elements += count;
+    }
+    group[++groups] = procs;
+    if (groups - 1 > PAIRS_PER_RANK) {
+        free(group);
+        return -1;
+    }
+    int *pairs = malloc(((size_t)groups * (size_t)groups + 2) * sizeof *pairs);
+    if (pairs == NULL) {
+        free(group);
+        return MPI_ERR_NO_MEM;
+    }
+    int lists = groups == 1 ? 1 : tournament(groups, pairs);
+    if (groups == 1)
+        pairs[0] = pairs[1] = 0;
+
+    struct partition p;
+    int err = new_partition(&p, lists, lists * 2 * half);
+    for (int l = 0; err == MPI_SUCCESS && l < lists; l++) {
+        int a = pairs[2 * l], b = pairs[2 * l + 1];
+        int n = 0, *out = p.ranks + p.start[p.count];
+        for (int i = group[a]; i < group[a + 1]; i++)
+            out[n++] = i;
+        for (int i = group[b]; b != a && i < group[b + 1]; i++)
+            out[n++] = i;
+        p.start[p.count + 1] = p.start[p.count] + n;
+        p.count++;
+    }
+    MPI_Comm *subs = NULL;
+    if (err == MPI_SUCCESS)
+        err = subs_of(c->comm, &p, me, &subs);
+
+    /* How the pairs' blocks reach the receive buffer: straight (direct())
+     * where the routine can describe them there and no two sub-calls in
+     * flight write the same bytes: a blocking runner runs them one after
+     * the other; a non-blocking one only with groups of one rank, each
+     * sub-call in place (it writes the other rank's block alone), this
+     * rank's block put in place first. Else through a temporary, copied out
+     * after the sub-call (blocking: one temporary for all pairs, as a fresh
+     * one per pair costs its page faults again) or when all are done. */
+    MPI_Aint extent = extent_of(r->type);
+    int in_place = d->send.in_place, mine = -1, first = 1;
+    for (int g = 0; g < groups; g++)
+        mine = me >= group[g] && me < group[g + 1] ? g : mine;
+    int straight = !runner->nonblocking || (half == 1 && (in_place || contiguous(c->sendtype)));
+    size_t slot = 4 * (size_t)half, slots = runner->nonblocking ? (size_t)lists : 1;
+    int *arrays = straight ? malloc(slot * slots * sizeof *arrays) : NULL;
+    size_t *bytes = malloc((size_t)lists * sizeof *bytes), most = 0;
+    if (err == MPI_SUCCESS && (bytes == NULL || (straight && arrays == NULL)))
+        err = MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS && straight && runner->nonblocking && !in_place) {
+        int size;
+        int64_t displ = v ? r->displs[me] : (int64_t)me * r->count;
+        if ((err = PMPI_Type_size(c->sendtype, &size)) == MPI_SUCCESS)
+            memcpy((char *)c->recvbuf + (MPI_Aint)displ * extent, c->sendbuf,
+                   (size_t)c->sendcount * (size_t)size);
+        in_place = 1;
+    }
+    for (int l = 0; err == MPI_SUCCESS && l < lists; l++) {
+        bytes[l] = 0;
+        for (int j = p.start[l]; j < p.start[l + 1]; j++)
+            bytes[l] += (size_t)(v ? r->counts[p.ranks[j]] : r->count) * (size_t)extent;
+        if (subs[l] != MPI_COMM_NULL && bytes[l] > most)
+            most = bytes[l];
+    }
+    struct copy_out *shared = NULL;
+    for (int l = 0; err == MPI_SUCCESS && l < lists; l++) {
+        if (subs[l] == MPI_COMM_NULL)
+            continue;
+        const int *ranks = p.ranks + p.start[l];
+        int n = p.start[l + 1] - p.start[l], kept;
+        struct sg_call sub = *c;
+        sub.comm = subs[l];
+        if (in_place)
+            sub.sendbuf = MPI_IN_PLACE;
+        if (straight) {
+            int *counts = arrays + (runner->nonblocking ? (size_t)l * slot : 0);
+            MPI_Datatype stride = MPI_DATATYPE_NULL;
+            int done = direct(r, ranks, n, counts, counts + 2 * half, &sub, &stride);
+            if (done != 0) {
+                err = done < 0 ? -done : sg_run(runner, &sub);
+                if (stride != MPI_DATATYPE_NULL)
+                    PMPI_Type_free(&stride); /* a started sub-call keeps it */
+                first = 0;
+                continue;
+            }
+            sub = *c;
+            sub.comm = subs[l];
+        }
+        if (!runner->nonblocking && shared == NULL &&
+            (shared = new_copy_out(2 * half, most, c->recvbuf)) == NULL) {
+            err = MPI_ERR_NO_MEM;
+            break;
+        }
+        struct copy_out *o = shared ? shared : new_copy_out(n, bytes[l], c->recvbuf);
+        if (o == NULL) {
+            err = MPI_ERR_NO_MEM;
+            break;
+        }
+        o->moves = 0;
+        MPI_Aint at = 0;
+        for (int j = 0; j < n; j++) {
+            int i = ranks[j], count = v ? r->counts[i] : r->count;
+            int64_t displ = v ? r->displs[i] : (int64_t)i * r->count;
+            o->counts[j] = count;
+            o->displs[j] = (int)(at / extent);
+            int wanted = (i < group[mine] || i >= group[mine + 1] || first) &&
+                         !(i == me && in_place);
+            if (wanted && count > 0)
+                o->move[o->moves++] = (struct move){(MPI_Aint)displ * extent, at,
+                                                    (MPI_Aint)count * extent};
+            at += (MPI_Aint)count * extent;
+        }
+        first = 0;
+        sub.recvbuf = o->temp;
+        if (v) {
+            sub.recvcounts = o->counts;
+            sub.rdispls = o->displs;
+        }
+        if (in_place) { /* the input is this rank's block of the receive buffer */
+            int64_t displ = v ? r->displs[me] : (int64_t)me * r->count;
+            sub.sendbuf = (char *)c->recvbuf + (MPI_Aint)displ * extent;
+            sub.sendcount = v ? r->counts[me] : r->count;
+            sub.sendtype = r->type;
+        }
+        err = sg_run(runner, &sub);
+        if (shared != NULL)
+            copy_moves(shared);
+        else if ((kept = sg_keep(runner, copy_out, o)) != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = kept;
+    }
+    int kept = arrays != NULL ? sg_keep(runner, free, arrays) : MPI_SUCCESS;
+    err = err != MPI_SUCCESS ? err : kept;
+    free(shared);
+    free(bytes);
+    free_partition(&p);
+    free(group);
+    free(pairs);
+    return err;
+}
+
+/* Allreduce and Reduce_scatter(_block): the ranks as a grid of `columns`
+ * consecutive ranks per row (grid_columns), rows and columns at most
+ * `members` long. Step 1 reduces down each column (the ranks g, g +
+ * columns, ...) with the routine itself: Allreduce gives every member the
+ * column's partial result; Reduce_scatter gives the column's t-th member the
+ * column's partial result for row t's blocks, which are consecutive in the
+ * input. Step 2 reduces along each row those partial results: the result
+ * over all columns, each rank's own. Exact only where the grouping cannot
+ * matter (grouping_risk). Step 2 takes step 1's result as input, so step 1
+ * completes first, also in an I-form. */
+static int reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
+                         const struct sg_described *d, int members, int me)
+{
+    enum sg_routine f = family(c->routine);
+    int procs = d->procs, columns = grid_columns(procs, members), rows = procs / columns;
+    int column = me % columns, row = me / columns;
+    /* step 1's counts (Reduce_scatter: per row, the sum of its ranks'
+     * counts), in int on every rank alike */
+    int *row_counts = NULL, block = 0;
+    if (f == SG_MPI_Reduce_scatter) {
+        if ((row_counts = malloc((size_t)rows * sizeof *row_counts)) == NULL)
+            return MPI_ERR_NO_MEM;
+        for (int t = 0; t < rows; t++) {
+            int64_t sum = 0;
+            for (int g = 0; g < columns; g++)
+                sum += c->recvcounts[t * columns + g];
+            if (sum > INT_MAX) {
+                free(row_counts);
+                return -1;
+            }
+            row_counts[t] = (int)sum;
+        }
+    } else if (f == SG_MPI_Reduce_scatter_block) {
+        if ((int64_t)c->recvcount * columns > INT_MAX)
+            return -1;
+        block = c->recvcount * columns;
+    }
+
+    struct partition p;
+    int err = new_partition(&p, columns + rows, 2 * procs);
+    for (int g = 0; err == MPI_SUCCESS && g < columns; g++) {
+        int *out = p.ranks + p.start[p.count];
+        for (int t = 0; t < rows; t++)
+            out[t] = t * columns + g;
+        p.start[p.count + 1] = p.start[p.count] + rows;
+        p.count++;
+    }
+    for (int t = 0; err == MPI_SUCCESS && t < rows; t++) {
+        int *out = p.ranks + p.start[p.count];
+        for (int g = 0; g < columns; g++)
+            out[g] = t * columns + g;
+        p.start[p.count + 1] = p.start[p.count] + columns;
+        p.count++;
+    }
+    MPI_Comm *subs = NULL;
+    if (err == MPI_SUCCESS)
+        err = subs_of(c->comm, &p, me, &subs);
+
+    void *partial = NULL;
+    if (err == MPI_SUCCESS && f != SG_MPI_Allreduce) {
+        int count = f == SG_MPI_Reduce_scatter ? row_counts[row] : block;
+        partial = malloc((size_t)count * (size_t)extent_of(c->sendtype) + 1);
+        if (partial == NULL)
+            err = MPI_ERR_NO_MEM;
+    }
+    if (err == MPI_SUCCESS) {
+        struct sg_call down = *c, along = *c;
+        down.comm = subs[column];
+        along.comm = subs[columns + row];
+        along.sendbuf = MPI_IN_PLACE; /* Allreduce: step 1's result, in recvbuf */
+        if (f != SG_MPI_Allreduce) {
+            down.sendbuf = d->send.in_place ? c->recvbuf : c->sendbuf;
+            down.recvbuf = partial;
+            down.recvcounts = row_counts;
+            down.recvcount = down.sendcount = block;
+            along.sendbuf = partial;
+            along.recvcounts = c->recvcounts ? c->recvcounts + row * columns : NULL;
+        }
+        struct sg_runner now = SG_RUNNER(runner->mpi, 0);
+        err = sg_run(&now, &down);
+        if (err == MPI_SUCCESS)
+            err = sg_run(runner, &along);
+    }
+    int kept = partial != NULL ? sg_keep(runner, free, partial) : MPI_SUCCESS;
+    free(row_counts); /* step 1's, done */
+    free_partition(&p);
+    return err != MPI_SUCCESS ? err : kept;
+}
+
+static int rooted(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+                  int members, const struct sg_windows *w, int me)
 {
     enum sg_routine f = family(c->routine);
     int irregular = f == SG_MPI_Gatherv || f == SG_MPI_Scatterv;
-    if (!sg_w1a_applies(c, d, members, NULL) || (w->of != NULL && !irregular))
+    if (w->of != NULL && !irregular)
         return -1;
-    int me, err = PMPI_Comm_rank(c->comm, &me);
-    if (err != MPI_SUCCESS)
-        return err;
-    int root = c->root, procs = d->procs;
-    if (members > procs)
-        members = procs; /* the same partition: one key for it */
+    int err, root = c->root, procs = d->procs;
     struct partition p;
     if ((err = partition(procs, root, members, w, &p)) != MPI_SUCCESS)
         return err;
@@ -487,11 +916,8 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
             displs = counts + total;
     }
     MPI_Comm *subs = NULL;
-    if (err == MPI_SUCCESS) {
-        int key_length;
-        int *key = partition_key(root, members, w, procs, &key_length);
-        err = subs_of(c->comm, &p, me, key, key_length, &subs);
-    }
+    if (err == MPI_SUCCESS)
+        err = subs_of(c->comm, &p, me, &subs);
 
     for (int g = 0; err == MPI_SUCCESS && g < p.count; g++) {
         if (subs[g] == MPI_COMM_NULL)
@@ -546,4 +972,24 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     free(base);
     int kept = counts != NULL ? sg_keep(runner, free, counts) : MPI_SUCCESS;
     return err != MPI_SUCCESS ? err : kept;
+}
+
+int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+           int members, const struct sg_windows *w)
+{
+    if (!sg_w1a_applies(c, d, members, NULL))
+        return -1;
+    int me, err = PMPI_Comm_rank(c->comm, &me);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (members > d->procs)
+        members = d->procs;
+    switch (family(c->routine)) {
+    case SG_MPI_Allgather: case SG_MPI_Allgatherv:
+        return gather_to_all(runner, c, d, members, me);
+    case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
+        return reduce_to_all(runner, c, d, members, me);
+    default:
+        return rooted(runner, c, d, members, w, me);
+    }
 }

@@ -1,20 +1,31 @@
 /* W1-A: shrink P (paper V-A). The call runs as sub-calls of the same routine
- * over sub-communicators of at most `members` processes each; the root is in
- * every group, so each sub-call's global buffer is at most `members` blocks.
+ * over sub-communicators of at most `members` processes each, so that each
+ * sub-call's global buffer is at most `members` blocks.
  *
- * Rooted routines only: Gather(v), Scatter(v), Bcast, Reduce and their
- * I-forms. In a group that does not hold the root's own block the root takes
- * part with MPI_IN_PLACE (Gather(v)/Reduce sendbuf, Scatter(v) recvbuf), so
- * it moves nothing of its own, and its buffer pointer is moved so that the
- * members' blocks land where the original call puts them. Reduce carries the
- * root's partial result from group to group (MPI_IN_PLACE), which is exact
- * only for operations whose result does not depend on the grouping.
+ * Rooted routines: Gather(v), Scatter(v), Bcast, Reduce and their I-forms.
+ * The root is in every group. In a group that does not hold the root's own
+ * block the root takes part with MPI_IN_PLACE (Gather(v)/Reduce sendbuf,
+ * Scatter(v) recvbuf), so it moves nothing of its own, and its buffer
+ * pointer is moved so that the members' blocks land where the original call
+ * puts them. Reduce carries the root's partial result from group to group
+ * (MPI_IN_PLACE), which is exact only for operations whose result does not
+ * depend on the grouping.
  *
  * Groups: consecutive ranks; the root's own group is the run of `members`
  * ranks around it (Class G). With displacement windows (Class D) each
  * window's ranks form the groups (split further when more than `members`),
  * and each group's displacements are rebased to the group's lowest block
  * (paper eq. 14). Every rank must pass the same `members` and windows.
+ *
+ * Routines without a root, where every rank gets the whole result:
+ *  - Allgather(v) and I-forms: one sub-call per pair of groups of at most
+ *    members / 2 ranks, into a temporary of the pair's blocks that each rank
+ *    copies out (so the receive type must have no holes). The blocks land
+ *    by their 64-bit displacements: a Class D layout needs no windows.
+ *  - Allreduce, Reduce_scatter(_block) and I-forms: the ranks as a grid
+ *    whose rows and columns have at most `members` ranks; one sub-call down
+ *    each column, then one along each row (exact operations only, as for
+ *    Reduce; P must have such a grid).
  *
  * The sub-communicators are made once per parent communicator and partition
  * and cached on the parent (an attribute): a repeated call creates none, and
@@ -40,14 +51,19 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * broadcasts it), and the groups follow them; otherwise SG_WINDOWS_ONE and
  * the groups are consecutive rank ranges. Returns an MPI error code, or -1
  * before any communication when it cannot apply: on every rank when
- * sg_w1a_applies says so or windows come with a routine without
- * displacements, and on the root of Gatherv/Scatterv alone when a group's
- * blocks span 2^32 extents or more (the layer must then pass the windows of
- * sg_windows_plan, within which every group fits).
+ * sg_w1a_applies says so, windows come with a rooted routine without
+ * displacements, Allgather(v) needs more than 65 groups or an Allgatherv
+ * block has more than INT_MAX / 2 elements, or a grid row's Reduce_scatter
+ * counts sum past INT_MAX; and on the root of
+ * Gatherv/Scatterv alone when a group's blocks span 2^32 extents or more
+ * (the layer must then pass the windows of sg_windows_plan, within which
+ * every group fits). Routines without a root ignore `w`.
  *
  * With a non-blocking runner every sub-call is started and kept, except
- * that the root of Reduce runs all groups but the last to completion: each
- * one's partial result is the next one's input. */
+ * that the root of Reduce runs all groups but the last to completion, and
+ * the reductions to all run their first step to completion: each one's
+ * partial result is the next one's input. Allgather(v)'s copies out run
+ * when its sub-calls are done. */
 int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            int members, const struct sg_windows *w);
 

@@ -8,7 +8,10 @@
  * and without MPI_IN_PLACE at the root: the same call on the same random data
  * runs once plain (PMPI) and once through sg_w1a, and every byte of every
  * buffer on every rank must agree. The buffers have margins on either side,
- * so a stray write shows too.
+ * so a stray write shows too. The same for Allgather(v) (MPI_INT and a
+ * contiguous derived type), Allreduce and Reduce_scatter(_block) (the
+ * reductions above), in groups of 2 to 4 where P has a grid of them, with
+ * and without MPI_IN_PLACE on every rank.
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
  * the first call of a partition and none on the next calls; freeing the
@@ -83,7 +86,7 @@ static const char *const form_names[] = {"", " (I-form, blocking runner)",
 static struct sg_call make_call(const struct setting *s, const struct layout *l,
                                 unsigned char *send, unsigned char *recv, MPI_Comm comm)
 {
-    int in_place = s->in_place && rank == s->root;
+    int in_place = s->in_place && (s->root < 0 || rank == s->root);
     struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
                         .sendbuf = send, .recvbuf = recv, .sendtype = s->type,
                         .recvtype = s->type, .op = s->op, .root = s->root, .comm = comm};
@@ -113,6 +116,22 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
         c.sendcounts = l->counts;
         c.sdispls = l->displs;
         break;
+    case SG_MPI_Allgather:
+    case SG_MPI_Allreduce:
+    case SG_MPI_Reduce_scatter_block:
+        c.sendbuf = in_place ? MPI_IN_PLACE : send;
+        c.sendcount = c.recvcount = l->n;
+        break;
+    case SG_MPI_Allgatherv:
+        c.sendbuf = in_place ? MPI_IN_PLACE : send;
+        c.sendcount = l->counts[rank];
+        c.recvcounts = l->counts;
+        c.rdispls = l->displs;
+        break;
+    case SG_MPI_Reduce_scatter:
+        c.sendbuf = in_place ? MPI_IN_PLACE : send;
+        c.recvcounts = l->counts;
+        break;
     default:
         fail("%s: not a routine of this test", sg_routines[s->routine].name);
     }
@@ -140,7 +159,7 @@ static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, M
 {
     for (size_t i = 0; i < bytes; i++)
         buffer[i] = (unsigned char)next_random();
-    if (s->routine != SG_MPI_Reduce)
+    if (s->op == MPI_OP_NULL)
         return;
     for (size_t at = 0; at + sizeof(int) <= bytes; at += sizeof(int)) {
         int value = (int)(next_random() % 2001) - 1000;
@@ -180,10 +199,10 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
     int64_t *wide = malloc((size_t)procs * sizeof *wide);
     for (int i = 0; i < procs; i++)
         wide[i] = l->displs[i];
-    int holds = rank == s->root;
+    int holds = rank == s->root || s->routine == SG_MPI_Allgatherv;
     struct sg_described d;
     sg_describe(&call, procs, rank, holds && s->routine == SG_MPI_Scatterv ? wide : NULL,
-                holds && s->routine == SG_MPI_Gatherv ? wide : NULL, &d);
+                holds && s->routine != SG_MPI_Scatterv ? wide : NULL, &d);
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, s->form == 2);
     err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
     int finished = sg_runner_finish(&runner);
@@ -191,7 +210,19 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
         fail("%s: sg_w1a failed (%d)", sg_routines[call.routine].name,
              err != MPI_SUCCESS ? err : finished);
     compare(plain_send, send, bytes, s, "send buffer");
-    compare(plain_recv, recv, bytes, s, "receive buffer");
+    if (s->in_place && (s->routine == SG_MPI_Reduce_scatter ||
+                        s->routine == SG_MPI_Reduce_scatter_block)) {
+        /* Past its result an in-place Reduce_scatter's buffer is the MPI's
+         * scratch (Open MPI 4.1 leaves partial sums there): the result and
+         * the margins are what the call defines. */
+        int result = s->routine == SG_MPI_Reduce_scatter ? l->counts[rank] : l->n;
+        size_t defined = MARGIN + (size_t)result * (size_t)extent;
+        compare(plain_recv, recv, defined, s, "receive buffer");
+        compare(plain_recv + bytes - MARGIN, recv + bytes - MARGIN, MARGIN, s,
+                "receive buffer's end margin");
+    } else {
+        compare(plain_recv, recv, bytes, s, "receive buffer");
+    }
     free(wide);
     free(plain_send);
     free(plain_recv);
@@ -282,6 +313,69 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
     free(l.displs);
 }
 
+/* The routines without a root: Allgather(v) in pairs of groups (a
+ * contiguous derived type too), Allreduce and Reduce_scatter(_block) over a
+ * grid, with and without MPI_IN_PLACE. A rank creates its sub-communicators
+ * on the first call of a partition: one per pair its group is in, or its
+ * column and its row; none on the next calls, nor for a group size that
+ * gives the same partition. */
+static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple)
+{
+    const enum sg_routine gathers[] = {SG_MPI_Allgather, SG_MPI_Allgatherv};
+    const enum sg_routine reduces[] = {SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
+                                       SG_MPI_Reduce_scatter_block};
+    const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT"},
+                                  {triple, MPI_OP_NULL, "3 MPI_CHAR, contiguous"}};
+    const struct typed reductions[] = {
+        {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM"},
+        {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC"},
+        {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR"}};
+    struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
+                       .displs = malloc((size_t)procs * sizeof(int))};
+    int seen[2] = {0, 0};
+    for (int reduce = 0; reduce <= 1; reduce++)
+        for (int members = 2; members <= 4; members++) {
+            const enum sg_routine *routines = reduce ? reduces : gathers;
+            size_t routine_count = reduce ? 3 : 2, type_count = reduce ? 3 : 2;
+            const struct typed *types = reduce ? reductions : moves;
+            struct sg_described grid = {.procs = procs};
+            struct sg_call probe = {.routine = routines[0], .sendtype = MPI_INT,
+                                    .recvtype = MPI_INT, .op = MPI_SUM, .comm = comm};
+            if (!sg_w1a_applies(&probe, &grid, members, NULL))
+                continue; /* P has no grid of this size: check_refusals */
+            /* the partition: groups of members / 2, or the grid's columns */
+            int half = members / 2, groups = (procs + half - 1) / half, columns = members;
+            while (reduce && (procs % columns || procs / columns > members || procs / columns < 2))
+                columns--;
+            int shape = reduce ? columns : half;
+            long expect = shape == seen[reduce] ? 0 : reduce ? 2 : groups == 1 ? 1 : groups - 1;
+            seen[reduce] = shape;
+            long before = sg_w1a_created(), after_first = -1;
+            for (size_t r = 0; r < routine_count; r++)
+                for (int form = 0; form < 3; form++)
+                    for (size_t t = 0; t < type_count; t++)
+                        for (int in_place = 0; in_place <= 1; in_place++) {
+                            struct setting s = {routines[r], form,          -1,
+                                                members,     in_place,      types[t].type,
+                                                types[t].op, types[t].name, NULL};
+                            make_layout(&l, case_number);
+                            run_case(comm, &s, &l, case_number++);
+                            long now = sg_w1a_created();
+                            if (after_first < 0 && now - before != expect)
+                                fail("%s, groups of %d: the first call created %ld "
+                                     "sub-communicators, not %ld",
+                                     sg_routines[routines[r]].name, members, now - before,
+                                     expect);
+                            if (after_first >= 0 && now != after_first)
+                                fail("%s: a repeated partition created %ld sub-communicators",
+                                     sg_routines[routines[r]].name, now - after_first);
+                            after_first = now;
+                        }
+        }
+    free(l.counts);
+    free(l.displs);
+}
+
 /* ---- Refusals ---------------------------------------------------------------- */
 
 static void sum_op(void *in, void *inout, int *count, MPI_Datatype *type)
@@ -312,14 +406,27 @@ static void expect_applies(enum sg_routine routine, MPI_Datatype type, MPI_Op op
 
 static void check_refusals(MPI_Datatype spaced)
 {
-    for (int r = SG_MPI_Allgather; r <= SG_MPI_Ireduce_scatter_block; r++)
-        if (r != SG_MPI_Reduce && r != SG_MPI_Ireduce)
-            expect_applies((enum sg_routine)r, MPI_INT, MPI_SUM, 2, 0);
-    const enum sg_routine rooted[] = {SG_MPI_Bcast,  SG_MPI_Scatter,  SG_MPI_Scatterv,
-                                      SG_MPI_Gather, SG_MPI_Igatherv, SG_MPI_Ireduce};
-    for (size_t i = 0; i < sizeof rooted / sizeof *rooted; i++) {
-        expect_applies(rooted[i], MPI_INT, MPI_SUM, 2, 1);
-        expect_applies(rooted[i], MPI_INT, MPI_SUM, 1, 0); /* the root alone */
+    const enum sg_routine excluded[] = {SG_MPI_Alltoall, SG_MPI_Ialltoall, SG_MPI_Alltoallv,
+                                        SG_MPI_Ialltoallv};
+    for (size_t i = 0; i < sizeof excluded / sizeof *excluded; i++)
+        expect_applies(excluded[i], MPI_INT, MPI_SUM, 2, 0);
+    const enum sg_routine grouped[] = {SG_MPI_Bcast,  SG_MPI_Scatter,  SG_MPI_Scatterv,
+                                       SG_MPI_Gather, SG_MPI_Igatherv, SG_MPI_Ireduce,
+                                       SG_MPI_Allgather, SG_MPI_Iallgatherv};
+    for (size_t i = 0; i < sizeof grouped / sizeof *grouped; i++) {
+        expect_applies(grouped[i], MPI_INT, MPI_SUM, 2, 1);
+        expect_applies(grouped[i], MPI_INT, MPI_SUM, 1, 0); /* a group of one */
+    }
+    /* Allgather(v)'s temporary: a receive type with holes is refused */
+    expect_applies(SG_MPI_Allgather, spaced, MPI_OP_NULL, 2, 0);
+    expect_applies(SG_MPI_Iallgatherv, spaced, MPI_OP_NULL, 3, 0);
+    /* the grid: P = 4 is 2 x 2; P = 5 has none */
+    const enum sg_routine gridded[] = {SG_MPI_Allreduce, SG_MPI_Ireduce_scatter,
+                                       SG_MPI_Reduce_scatter_block};
+    for (size_t i = 0; i < sizeof gridded / sizeof *gridded; i++) {
+        expect_applies(gridded[i], MPI_INT, MPI_SUM, 2, procs == 4);
+        expect_applies(gridded[i], MPI_INT, MPI_SUM, 1, 0);
+        expect_applies(gridded[i], MPI_DOUBLE, MPI_SUM, 2, 0);
     }
     MPI_Op user;
     MPI_Op_create(sum_op, 1, &user);
@@ -497,6 +604,9 @@ int main(int argc, char **argv)
     MPI_Type_create_resized(pair, -4, 24, &spaced);       /* lb -4, extent 24, size 8 */
     MPI_Type_commit(&spaced);
     MPI_Type_free(&pair);
+    MPI_Datatype triple;
+    MPI_Type_contiguous(3, MPI_CHAR, &triple);
+    MPI_Type_commit(&triple);
 
     check_refusals(spaced);
 
@@ -504,6 +614,7 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     sweep(comm, spaced);
+    sweep_to_all(comm, triple);
     windows_by_hand(comm, spaced);
     windows_planned(comm);
     if (sg_w1a_alive() <= alive)
@@ -523,6 +634,7 @@ int main(int argc, char **argv)
     free(l.displs);
 
     MPI_Type_free(&spaced);
+    MPI_Type_free(&triple);
     if (rank == 0)
         printf("test_w1a: %d ranks, %llu calls compared byte for byte\n", procs,
                (unsigned long long)case_number);
