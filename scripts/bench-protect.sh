@@ -65,7 +65,7 @@ forced=("W1-B n 4" "W2 n 4" "W1-A nP 2" "W3 D -")
 
 # Notes printed under a forced case's table.
 declare -A forced_note=([W2]="reductions fall back to W1-B"
-  [W1-A]="groups of 2; routines other than Gather(v), Scatter(v), Bcast, Reduce fall back to auto"
+  [W1-A]="groups of 2 (Allgather(v): pairs of single ranks; reductions to all: a 2 x 2 grid); Alltoall(v) fall back to auto"
   [W3]="v-routines, displacements wrapped; without PMPI_*_c (Open MPI) the next valid workaround")
 
 # MPICH at P > cores: its Allgatherv pipelines the ring in 32 KiB pieces and
@@ -76,15 +76,18 @@ if ((procs > $(nproc))) && [[ " ${mpis[*]} " == *" mpich "* ]]; then
   mpich_env=(MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE=1073741824)
 fi
 
-# config NAME TRIGGER BOUND WORKAROUND: one G entry for every routine
+# config NAME TRIGGER BOUND WORKAROUND: one G entry for every routine. A
+# Reduce_scatter's n is its whole vector, P blocks: its bound is P times.
 config() {
-  local file=$work/$1.ini routine
+  local file=$work/$1.ini routine bound
   for routine in "${routines[@]}"; do
+    bound=$3
+    [[ $routine != *educe_scatter* || $3 == - ]] || bound=$((bound * procs))
     if [[ $2 == D ]]; then
       [[ $routine != *v ]] || printf '[MPI_%s]\nclass = D\nworkaround = %s\n\n' "$routine" "$4"
     else
       printf '[MPI_%s]\nclass = G\ntrigger = %s\nbound = %s\nworkaround = %s\n\n' \
-        "$routine" "$2" "$3" "$4"
+        "$routine" "$2" "$bound" "$4"
     fi
   done >"$file"
   echo "$file"
