@@ -488,6 +488,19 @@ static int group_bases(const struct sg_side *v, const struct partition *p, int r
  * buffer, not what a rank receives: every sub-call has at most `members`
  * processes, and every rank takes part in several. */
 
+/* Append a list: `n` ranks from `first` on, `step` apart, then `n2`
+ * consecutive ranks from `first2` on. */
+static void add_runs(struct partition *p, int first, int n, int step, int first2, int n2)
+{
+    int *out = p->ranks + p->start[p->count], k = 0;
+    for (int i = 0; i < n; i++)
+        out[k++] = first + i * step;
+    for (int i = 0; i < n2; i++)
+        out[k++] = first2 + i;
+    p->start[p->count + 1] = p->start[p->count] + k;
+    p->count++;
+}
+
 /* An empty partition with room for `lists` lists of `total` ranks. */
 static int new_partition(struct partition *p, int lists, int total)
 {
@@ -678,13 +691,8 @@ static int gather_to_all(struct sg_runner *runner, const struct sg_call *c,
     int err = new_partition(&p, lists, lists * 2 * half);
     for (int l = 0; err == MPI_SUCCESS && l < lists; l++) {
         int a = pairs[2 * l], b = pairs[2 * l + 1];
-        int n = 0, *out = p.ranks + p.start[p.count];
-        for (int i = group[a]; i < group[a + 1]; i++)
-            out[n++] = i;
-        for (int i = group[b]; b != a && i < group[b + 1]; i++)
-            out[n++] = i;
-        p.start[p.count + 1] = p.start[p.count] + n;
-        p.count++;
+        add_runs(&p, group[a], group[a + 1] - group[a], 1, group[b],
+                 b != a ? group[b + 1] - group[b] : 0);
     }
     MPI_Comm *subs = NULL;
     if (err == MPI_SUCCESS)
@@ -839,20 +847,10 @@ static int reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
 
     struct partition p;
     int err = new_partition(&p, columns + rows, 2 * procs);
-    for (int g = 0; err == MPI_SUCCESS && g < columns; g++) {
-        int *out = p.ranks + p.start[p.count];
-        for (int t = 0; t < rows; t++)
-            out[t] = t * columns + g;
-        p.start[p.count + 1] = p.start[p.count] + rows;
-        p.count++;
-    }
-    for (int t = 0; err == MPI_SUCCESS && t < rows; t++) {
-        int *out = p.ranks + p.start[p.count];
-        for (int g = 0; g < columns; g++)
-            out[g] = t * columns + g;
-        p.start[p.count + 1] = p.start[p.count] + columns;
-        p.count++;
-    }
+    for (int g = 0; err == MPI_SUCCESS && g < columns; g++)
+        add_runs(&p, g, rows, columns, 0, 0);
+    for (int t = 0; err == MPI_SUCCESS && t < rows; t++)
+        add_runs(&p, t * columns, columns, 1, 0, 0);
     MPI_Comm *subs = NULL;
     if (err == MPI_SUCCESS)
         err = subs_of(c->comm, &p, me, &subs);
