@@ -344,7 +344,8 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1};
 
     /* W3: Class D alone, where this MPI has the large-count function. */
-    int w3 = v->cls == SG_CLASS_D && !problem_inside_mpi(rules) && sg_w3_function(c->routine);
+    int w3_allowed = v->cls == SG_CLASS_D && !problem_inside_mpi(rules);
+    int w3 = w3_allowed && sg_w3_function(c->routine);
     /* W1-A: groups under a P-dependent (Type-3) bound, or following Class D's
      * windows; every rank must learn the plan, so only where they talk. */
     int members = w1a_members(rules, v, sh);
@@ -363,8 +364,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                    : !agreed                           ? "the routine has no entry of its own"
                                                        : w1a_why);
         want = SG_WORKAROUND_AUTO;
-    } else if (want == SG_WORKAROUND_W3 && !w3 && v->cls == SG_CLASS_D &&
-               !problem_inside_mpi(rules)) {
+    } else if (want == SG_WORKAROUND_W3 && !w3 && w3_allowed) {
         if (reports)
             sg_log(SG_LOG_INFO, &w3_missing_once[c->routine],
                    "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
