@@ -61,14 +61,15 @@ enum left_reason {
     LEFT_REFUSED,       /* the engine refused the plan */
     LEFT_NEEDS_ENTRY,   /* W1-B needs windows the non-roots can learn only with an INI entry */
     LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
+    LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
     LEFT_REASONS
 };
 
 #define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
 #define LEFT_ONCE_OF_ROUTINE(name, global_buffer, irregular) \
     {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, \
-     ATOMIC_FLAG_INIT},
-_Static_assert(LEFT_REASONS == 6, "one ATOMIC_FLAG_INIT per reported reason");
+     ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
+_Static_assert(LEFT_REASONS == 7, "one ATOMIC_FLAG_INIT per reported reason");
 static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
     SG_ROUTINE_LIST(LEFT_ONCE_OF_ROUTINE)};
 
@@ -340,7 +341,9 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     const char *routine = sg_routines[c->routine].name;
     int w2 = v->w2_valid_trigger && sg_w2_applies(c, d, v->max_count);
     int local = fit->win.count == 1 && fit->rounds == 1;
-    int w1b = fit->cuts && (agreed || local);
+    /* a reduction whose bits could change when split: neither W1-B nor W1-A */
+    int exact = sg_split_risk(c) == NULL;
+    int w1b = fit->cuts && (agreed || local) && exact;
     struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1};
 
     /* W3: Class D alone, where this MPI has the large-count function. */
@@ -393,7 +396,9 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     else if (w1a)
         p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count};
     else
-        *why = fit->cuts && !agreed ? LEFT_NEEDS_ENTRY : LEFT_NO_WORKAROUND;
+        *why = !exact                 ? LEFT_SPLIT_RISK
+               : fit->cuts && !agreed ? LEFT_NEEDS_ENTRY
+                                      : LEFT_NO_WORKAROUND;
     return p;
 }
 
@@ -553,6 +558,12 @@ static int sg_protect(struct sg_call *c)
                        "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
                        ", P=%d)" LEFT_ALONE_SUFFIX,
                        info->name, sh.n, sh.s, procs);
+            else if (why == LEFT_SPLIT_RISK && reports)
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_SPLIT_RISK],
+                       "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
+                       ", P=%d): splitting this reduction could change it, as %s"
+                       LEFT_ALONE_SUFFIX,
+                       info->name, sh.n, sh.s, procs, sg_split_risk(c));
             else if (why == LEFT_CANNOT_CUT)
                 sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_CANNOT_CUT],
                        "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64

@@ -17,6 +17,47 @@ static int is_reduction(enum sg_routine r)
     }
 }
 
+static int is_integer(MPI_Datatype type)
+{
+    const MPI_Datatype integers[] = {
+        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+        MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
+        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
+        MPI_UINT32_T, MPI_UINT64_T, MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4,
+        MPI_INTEGER8, MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
+        if (type == integers[i])
+            return 1;
+    return 0;
+}
+
+const char *sg_split_risk(const struct sg_call *c)
+{
+    if (!is_reduction(c->routine))
+        return NULL;
+    MPI_Op op = c->op;
+    MPI_Datatype type = c->sendtype;
+    const char *rounding = "the grouping of its operands could change rounding";
+    const char *zeros = "MIN/MAX of floating values depend on the grouping (signed zeros, NaNs)";
+    int integers, addresses, types, combiner;
+    if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED)
+        return "its datatype is not predefined, so its operation is the user's";
+    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR ||
+        op == MPI_BXOR)
+        return NULL;
+    if (op == MPI_MINLOC || op == MPI_MAXLOC)
+        return type == MPI_2INT || type == MPI_SHORT_INT || type == MPI_LONG_INT ||
+                       type == MPI_2INTEGER
+                   ? NULL
+                   : zeros;
+    if (op == MPI_MIN || op == MPI_MAX)
+        return is_integer(type) ? NULL : zeros;
+    if (op == MPI_SUM || op == MPI_PROD)
+        return is_integer(type) ? NULL : rounding;
+    return "a user-defined operation need not be exact in another grouping";
+}
+
 
 /* The blocking routine of the same family: families are listed in pairs. */
 static enum sg_routine family(enum sg_routine r) { return (enum sg_routine)(r & ~1); }
@@ -498,6 +539,8 @@ static int prepare_round(struct round *r, const struct sg_described *d, int64_t 
 int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            uint64_t chunk, uint64_t rounds, const struct sg_windows *w)
 {
+    if (sg_split_risk(c) != NULL)
+        return -1;
     int procs = d->procs;
     struct round *r = malloc(sizeof *r);
     if (r == NULL)

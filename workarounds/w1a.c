@@ -11,49 +11,6 @@ static enum sg_routine family(enum sg_routine r) { return (enum sg_routine)(r & 
 
 /* ---- Which calls ---------------------------------------------------------- */
 
-static int is_integer(MPI_Datatype type)
-{
-    const MPI_Datatype integers[] = {
-        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
-        MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
-        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
-        MPI_UINT32_T, MPI_UINT64_T, MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4,
-        MPI_INTEGER8, MPI_AINT, MPI_OFFSET, MPI_COUNT};
-    for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
-        if (type == integers[i])
-            return 1;
-    return 0;
-}
-
-/* Reduce carries the root's partial result from group to group, so the
- * result is the unprotected call's, bit for bit, only where the grouping
- * cannot matter: bitwise and logical operations, and integer arithmetic
- * (modular, so exact in any order). Floating MIN/MAX are exact in value but
- * not in bits: which of -0.0 and +0.0 (or of two NaNs) survives depends on
- * the order of the operands. NULL when exact, else why not. */
-static const char *grouping_risk(MPI_Op op, MPI_Datatype type)
-{
-    const char *rounding = "the reduction's grouping could change rounding";
-    const char *zeros = "MIN/MAX of floating values depend on the grouping (signed zeros, NaNs)";
-    int integers, addresses, types, combiner;
-    if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS ||
-        combiner != MPI_COMBINER_NAMED)
-        return "the reduction's datatype is not predefined";
-    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR ||
-        op == MPI_BXOR)
-        return NULL;
-    if (op == MPI_MINLOC || op == MPI_MAXLOC)
-        return type == MPI_2INT || type == MPI_SHORT_INT || type == MPI_LONG_INT ||
-                       type == MPI_2INTEGER
-                   ? NULL
-                   : zeros;
-    if (op == MPI_MIN || op == MPI_MAX)
-        return is_integer(type) ? NULL : zeros;
-    if (op == MPI_SUM || op == MPI_PROD)
-        return is_integer(type) ? NULL : rounding;
-    return rounding; /* a user-defined operation */
-}
-
 /* Reductions to every rank run over a grid of `columns` consecutive ranks
  * times procs / columns rows (see reduce_to_all): the largest column count
  * that leaves both dimensions at most `members`, or 0 when none does. */
@@ -87,7 +44,7 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
     case SG_MPI_Scatterv:
         break;
     case SG_MPI_Reduce:
-        reason = grouping_risk(c->op, c->sendtype);
+        reason = sg_split_risk(c);
         break;
     case SG_MPI_Allgather: case SG_MPI_Allgatherv:
         if (!contiguous(c->recvtype))
@@ -95,7 +52,7 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
                      "extent = size)";
         break;
     case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
-        reason = grouping_risk(c->op, c->sendtype);
+        reason = sg_split_risk(c);
         if (reason == NULL && members >= 2 && grid_columns(d->procs, members) == 0)
             reason = "P is no product of two factors each at most the group size";
         break;
@@ -815,7 +772,7 @@ static int gather_to_all(struct sg_runner *runner, const struct sg_call *c,
  * column's partial result for row t's blocks, which are consecutive in the
  * input. Step 2 reduces along each row those partial results: the result
  * over all columns, each rank's own. Exact only where the grouping cannot
- * matter (grouping_risk). Step 2 takes step 1's result as input, so step 1
+ * matter (sg_split_risk). Step 2 takes step 1's result as input, so step 1
  * completes first, also in an I-form. */
 static int reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
                          const struct sg_described *d, int members, int me)

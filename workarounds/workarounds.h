@@ -79,11 +79,23 @@ int64_t sg_windows_fingerprint(const struct sg_windows *w, int procs);
 
 void sg_windows_free(struct sg_windows *w);
 
+/* Whether a split call could give other bits than the call itself: NULL
+ * when not, else why. Only reductions can: W1-B reduces the vector in
+ * pieces and W1-A the ranks in groups, and the MPI picks its algorithm, and
+ * with it the order in which each element's operands combine, by message
+ * size and P. So a reduction is split only where that order cannot matter:
+ * bitwise and logical operations, integer arithmetic (modular, so exact in
+ * any order), MIN/MAX of integers, MINLOC/MAXLOC of integer pairs. Floating
+ * MIN/MAX are exact in value but not in bits (which of -0.0 and +0.0, or of
+ * two NaNs, survives depends on the order). */
+const char *sg_split_risk(const struct sg_call *c);
+
 /* W1-B: run the call as `rounds` sub-calls of the same routine per window,
  * each moving at most `chunk` elements of every block of that window (W *
  * rounds sub-calls in all). A rank without a V side needs only w->count and
  * w->mine. Returns an MPI error code, or -1 (before any communication) when
- * the layout cannot be cut this way. */
+ * the layout cannot be cut this way or the call is a reduction that
+ * sg_split_risk bars (on every rank alike). */
 int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            uint64_t chunk, uint64_t rounds, const struct sg_windows *w);
 
