@@ -8,8 +8,8 @@
  * and without MPI_IN_PLACE at the root: the same call on the same random data
  * runs once plain (PMPI) and once through sg_w1a, and every byte of every
  * buffer on every rank must agree. The buffers have margins on either side,
- * so a stray write shows too. The same for Allgather(v) (MPI_INT and a
- * contiguous derived type), Allreduce and Reduce_scatter(_block) (the
+ * so a stray write shows too. The same for Allgather(v) (MPI_INT, a
+ * contiguous derived type, and a send type with holes), Allreduce and Reduce_scatter(_block) (the
  * reductions above), in groups of 2 to 4 where P has a grid of them, with
  * and without MPI_IN_PLACE on every rank.
  *
@@ -71,6 +71,7 @@ struct setting {
     MPI_Op op;
     const char *type_name;
     const struct sg_windows *w; /* NULL: SG_WINDOWS_ONE */
+    const MPI_Datatype *sendtype; /* Allgather(v): another send type; NULL: type */
 };
 
 /* The same on every rank: n for the regular routines, counts and
@@ -88,7 +89,8 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
 {
     int in_place = s->in_place && (s->root < 0 || rank == s->root);
     struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
-                        .sendbuf = send, .recvbuf = recv, .sendtype = s->type,
+                        .sendbuf = send, .recvbuf = recv,
+                        .sendtype = s->sendtype ? *s->sendtype : s->type,
                         .recvtype = s->type, .op = s->op, .root = s->root, .comm = comm};
     switch (s->routine) {
     case SG_MPI_Bcast:
@@ -173,8 +175,10 @@ static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, M
 static void run_case(MPI_Comm comm, const struct setting *s, const struct layout *l,
                      uint64_t number)
 {
-    MPI_Aint lb, extent;
+    MPI_Aint lb, extent, send_extent;
     MPI_Type_get_extent(s->type, &lb, &extent);
+    MPI_Type_get_extent(s->sendtype ? *s->sendtype : s->type, &lb, &send_extent);
+    extent = send_extent > extent ? send_extent : extent;
     size_t bytes = (size_t)l->elements * (size_t)extent + 2 * MARGIN;
     unsigned char *plain_send = malloc(bytes), *plain_recv = malloc(bytes);
     unsigned char *send = malloc(bytes), *recv = malloc(bytes);
@@ -260,6 +264,7 @@ struct typed {
     MPI_Datatype type;
     MPI_Op op;
     const char *name;
+    const MPI_Datatype *sendtype; /* NULL: type */
 };
 
 static uint64_t case_number;
@@ -268,12 +273,12 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
 {
     const enum sg_routine routines[] = {SG_MPI_Bcast,   SG_MPI_Scatter, SG_MPI_Scatterv,
                                         SG_MPI_Gather,  SG_MPI_Gatherv, SG_MPI_Reduce};
-    const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT"},
-                                  {spaced, MPI_OP_NULL, "2 MPI_INT at lb -4, extent 24"}};
+    const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT", NULL},
+                                  {spaced, MPI_OP_NULL, "2 MPI_INT at lb -4, extent 24", NULL}};
     const struct typed reductions[] = {
-        {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM"},
-        {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC"}, /* extent 8, size 6 */
-        {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR"}};
+        {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM", NULL},
+        {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC", NULL}, /* extent 8, size 6 */
+        {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR", NULL}};
     struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
                        .displs = malloc((size_t)procs * sizeof(int))};
     int first_on_parent = 1;
@@ -290,7 +295,8 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
                              in_place++) {
                             struct setting s = {routines[r], form,          root,
                                                 members,     in_place,      types[t].type,
-                                                types[t].op, types[t].name, NULL};
+                                                types[t].op, types[t].name, NULL,
+                                                NULL};
                             make_layout(&l, case_number);
                             run_case(comm, &s, &l, case_number++);
                             long now = sg_w1a_created();
@@ -314,29 +320,33 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
 }
 
 /* The routines without a root: Allgather(v) in pairs of groups (a
- * contiguous derived type too), Allreduce and Reduce_scatter(_block) over a
- * grid, with and without MPI_IN_PLACE. A rank creates its sub-communicators
- * on the first call of a partition: one per pair its group is in, or its
- * column and its row; none on the next calls, nor for a group size that
- * gives the same partition. */
-static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple)
+ * contiguous derived type too, and 2 MPI_INT received from a send type with
+ * holes, which W1-A puts in place by a message to itself), Allreduce and
+ * Reduce_scatter(_block) over a grid, with and without MPI_IN_PLACE. A rank
+ * creates its sub-communicators on the first call of a partition: one per
+ * pair its group is in, or its column and its row; none on the next calls,
+ * nor for a group size that gives the same partition. */
+static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple, MPI_Datatype two_ints,
+                         const MPI_Datatype *spaced)
 {
     const enum sg_routine gathers[] = {SG_MPI_Allgather, SG_MPI_Allgatherv};
     const enum sg_routine reduces[] = {SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
                                        SG_MPI_Reduce_scatter_block};
-    const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT"},
-                                  {triple, MPI_OP_NULL, "3 MPI_CHAR, contiguous"}};
+    const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT", NULL},
+                                  {triple, MPI_OP_NULL, "3 MPI_CHAR, contiguous", NULL},
+                                  {two_ints, MPI_OP_NULL,
+                                   "2 MPI_INT, sent as 2 MPI_INT at lb -4, extent 24", spaced}};
     const struct typed reductions[] = {
-        {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM"},
-        {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC"},
-        {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR"}};
+        {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM", NULL},
+        {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC", NULL},
+        {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR", NULL}};
     struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
                        .displs = malloc((size_t)procs * sizeof(int))};
     int seen[2] = {0, 0};
     for (int reduce = 0; reduce <= 1; reduce++)
         for (int members = 2; members <= 4; members++) {
             const enum sg_routine *routines = reduce ? reduces : gathers;
-            size_t routine_count = reduce ? 3 : 2, type_count = reduce ? 3 : 2;
+            size_t routine_count = reduce ? 3 : 2, type_count = 3;
             const struct typed *types = reduce ? reductions : moves;
             struct sg_described grid = {.procs = procs};
             struct sg_call probe = {.routine = routines[0], .sendtype = MPI_INT,
@@ -357,7 +367,8 @@ static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple)
                         for (int in_place = 0; in_place <= 1; in_place++) {
                             struct setting s = {routines[r], form,          -1,
                                                 members,     in_place,      types[t].type,
-                                                types[t].op, types[t].name, NULL};
+                                                types[t].op, types[t].name, NULL,
+                                                types[t].sendtype};
                             make_layout(&l, case_number);
                             run_case(comm, &s, &l, case_number++);
                             long now = sg_w1a_created();
@@ -469,8 +480,8 @@ static void windows_by_hand(MPI_Comm comm, MPI_Datatype spaced)
     l.n = 0;
     l.elements = at;
     struct sg_windows w = {.count = 2, .mine = of[rank], .of = of};
-    const struct typed types[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT"},
-                                  {spaced, MPI_OP_NULL, "2 MPI_INT at lb -4, extent 24"}};
+    const struct typed types[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT", NULL},
+                                  {spaced, MPI_OP_NULL, "2 MPI_INT at lb -4, extent 24", NULL}};
     const enum sg_routine routines[] = {SG_MPI_Gatherv, SG_MPI_Scatterv};
     const int members[] = {2, 3, procs}; /* procs: the windows alone */
     for (int r = 0; r < 2; r++)
@@ -481,7 +492,8 @@ static void windows_by_hand(MPI_Comm comm, MPI_Datatype spaced)
                         for (int in_place = 0; in_place <= 1; in_place++) {
                             struct setting s = {routines[r], form,     root,
                                                 members[m],  in_place, types[t].type,
-                                                MPI_OP_NULL, types[t].name, &w};
+                                                MPI_OP_NULL, types[t].name, &w,
+                                                NULL};
                             run_case(comm, &s, &l, case_number++);
                         }
     free(of);
@@ -604,9 +616,11 @@ int main(int argc, char **argv)
     MPI_Type_create_resized(pair, -4, 24, &spaced);       /* lb -4, extent 24, size 8 */
     MPI_Type_commit(&spaced);
     MPI_Type_free(&pair);
-    MPI_Datatype triple;
+    MPI_Datatype triple, two_ints;
     MPI_Type_contiguous(3, MPI_CHAR, &triple);
     MPI_Type_commit(&triple);
+    MPI_Type_contiguous(2, MPI_INT, &two_ints);
+    MPI_Type_commit(&two_ints);
 
     check_refusals(spaced);
 
@@ -614,7 +628,7 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     sweep(comm, spaced);
-    sweep_to_all(comm, triple);
+    sweep_to_all(comm, triple, two_ints, &spaced);
     windows_by_hand(comm, spaced);
     windows_planned(comm);
     if (sg_w1a_alive() <= alive)
@@ -625,7 +639,8 @@ int main(int argc, char **argv)
              sg_w1a_alive() - alive);
 
     /* left on MPI_COMM_WORLD: MPI_Finalize deletes the cache */
-    struct setting s = {SG_MPI_Gather, 2, procs - 1, 2, 1, MPI_INT, MPI_OP_NULL, "MPI_INT", NULL};
+    struct setting s = {SG_MPI_Gather, 2, procs - 1, 2, 1, MPI_INT, MPI_OP_NULL, "MPI_INT", NULL,
+                        NULL};
     struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
                        .displs = malloc((size_t)procs * sizeof(int))};
     make_layout(&l, case_number);
@@ -635,6 +650,7 @@ int main(int argc, char **argv)
 
     MPI_Type_free(&spaced);
     MPI_Type_free(&triple);
+    MPI_Type_free(&two_ints);
     if (rank == 0)
         printf("test_w1a: %d ranks, %llu calls compared byte for byte\n", procs,
                (unsigned long long)case_number);
