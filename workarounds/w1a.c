@@ -876,6 +876,45 @@ static int reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
     return err != MPI_SUCCESS ? err : kept;
 }
 
+/* Bcast by a blocking runner: a tree of groups. After round k the ranks
+ * root + 0 .. m^k - 1 (mod P) hold the data, and in round k + 1 each such
+ * holder h passes it to h + j m^k, j = 1 .. m - 1, in one group rooted at
+ * h: ceil(log_m P) rounds instead of ceil((P - 1) / (m - 1)) sub-calls one
+ * after the other from the root. The groups of a round are disjoint and
+ * every rank takes its groups in round order, so blocking sub-calls cannot
+ * wait on each other in a cycle. (A non-blocking runner starts all of the
+ * root's groups at once; in a tree a holder would wait for its own round.)
+ * holders[g] is group g's root. */
+static int bcast_tree(int procs, int root, int members, struct partition *p, int **holders)
+{
+    int err = new_partition(p, procs, 2 * procs);
+    int *added = malloc((size_t)members * sizeof *added);
+    *holders = malloc((size_t)procs * sizeof **holders);
+    if (err != MPI_SUCCESS || added == NULL || *holders == NULL) {
+        free(added);
+        free(*holders);
+        if (err == MPI_SUCCESS)
+            free_partition(p);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int64_t held = 1; held < procs; held *= members)
+        for (int64_t h = 0; h < held; h++) {
+            int n = 0;
+            for (int64_t j = 1; j < members && h + j * held < procs; j++) {
+                int rank = (int)((root + h + j * held) % procs), at = n++;
+                for (; at > 0 && added[at - 1] > rank; at--) /* ascending */
+                    added[at] = added[at - 1];
+                added[at] = rank;
+            }
+            if (n == 0)
+                continue;
+            (*holders)[p->count] = (int)((root + h) % procs);
+            add_group(p, added, n, (*holders)[p->count]);
+        }
+    free(added);
+    return MPI_SUCCESS;
+}
+
 static int rooted(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
                   int members, const struct sg_windows *w, int me)
 {
@@ -883,9 +922,13 @@ static int rooted(struct sg_runner *runner, const struct sg_call *c, const struc
     int irregular = f == SG_MPI_Gatherv || f == SG_MPI_Scatterv;
     if (w->of != NULL && !irregular)
         return -1;
-    int err, root = c->root, procs = d->procs;
+    int err, root = c->root, procs = d->procs, *holders = NULL;
     struct partition p;
-    if ((err = partition(procs, root, members, w, &p)) != MPI_SUCCESS)
+    if (f == SG_MPI_Bcast && !runner->nonblocking)
+        err = bcast_tree(procs, root, members, &p, &holders);
+    else
+        err = partition(procs, root, members, w, &p);
+    if (err != MPI_SUCCESS)
         return err;
 
     /* The root of Gatherv/Scatterv: each group's counts and rebased
@@ -914,7 +957,7 @@ static int rooted(struct sg_runner *runner, const struct sg_call *c, const struc
         int n = p.start[g + 1] - p.start[g], own = p.own && g == 0;
         struct sg_call sub = *c;
         sub.comm = subs[g];
-        sub.root = member(ranks, n, root);
+        sub.root = member(ranks, n, holders != NULL ? holders[g] : root);
         /* the root's own block or contribution moves in its own group only */
         if (me == root && !own && f != SG_MPI_Bcast) {
             if (f == SG_MPI_Scatter || f == SG_MPI_Scatterv)
@@ -957,6 +1000,7 @@ static int rooted(struct sg_runner *runner, const struct sg_call *c, const struc
     }
 
     free_partition(&p);
+    free(holders);
     free(base);
     int kept = counts != NULL ? sg_keep(runner, free, counts) : MPI_SUCCESS;
     return err != MPI_SUCCESS ? err : kept;

@@ -3,7 +3,9 @@
  * sub-call's global buffer is at most `members` blocks.
  *
  * Rooted routines: Gather(v), Scatter(v), Bcast, Reduce and their I-forms.
- * The root is in every group. In a group that does not hold the root's own
+ * The root is in every group, except that Bcast by a blocking runner runs as
+ * a tree: ranks that have the data pass it on in groups of their own, in
+ * ceil(log_members P) rounds. In a group that does not hold the root's own
  * block the root takes part with MPI_IN_PLACE (Gather(v)/Reduce sendbuf,
  * Scatter(v) recvbuf), so it moves nothing of its own, and its buffer
  * pointer is moved so that the members' blocks land where the original call

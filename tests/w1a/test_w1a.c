@@ -14,12 +14,13 @@
  * and without MPI_IN_PLACE on every rank.
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
- * the first call of a partition and none on the next calls; freeing the
- * parent frees them all; the calls W1-A refuses are refused without
- * communicating; and Class D layouts run over displacement windows: windows
- * made by hand over small displacements (compared with the plain call), and
- * the windows of sg_windows_plan for a layout spanning more than 2^32
- * elements (the buffer is only reserved; compared with the expected bytes).
+ * the first call of a partition (Bcast by a blocking runner: its tree's
+ * groups) and none on the next calls; freeing the parent frees them all;
+ * the calls W1-A refuses are refused without communicating; and Class D
+ * layouts run over displacement windows: windows made by hand over small
+ * displacements (compared with the plain call), and the windows of
+ * sg_windows_plan for a layout spanning more than 2^32 elements (the buffer
+ * is only reserved; compared with the expected bytes).
  *
  * On any difference: a message naming the routine, root, rank and byte on
  * stderr, and MPI_Abort with exit status 1. */
@@ -269,6 +270,17 @@ struct typed {
 
 static uint64_t case_number;
 
+/* The groups this rank is in when W1-A runs Bcast as a tree (a blocking
+ * runner): the round it receives in, and every later round in which it
+ * passes the data on to at least one rank. */
+static long tree_groups(int root, int members)
+{
+    long v = (rank - root + procs) % procs, groups = 0;
+    for (long held = 1; held < procs; held *= members)
+        groups += (v >= held && v < held * members) || (v < held && v + held < procs);
+    return groups;
+}
+
 static void sweep(MPI_Comm comm, MPI_Datatype spaced)
 {
     const enum sg_routine routines[] = {SG_MPI_Bcast,   SG_MPI_Scatter, SG_MPI_Scatterv,
@@ -284,7 +296,7 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
     int first_on_parent = 1;
     for (int members = 2; members <= 3; members++)
         for (int root = 0; root < procs; root++) {
-            long before = sg_w1a_created(), after_first = -1;
+            int tree_seen = 0, star_seen = 0;
             for (size_t r = 0; r < sizeof routines / sizeof *routines; r++) {
                 int reduce = routines[r] == SG_MPI_Reduce;
                 const struct typed *types = reduce ? reductions : moves;
@@ -298,19 +310,27 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
                                                 types[t].op, types[t].name, NULL,
                                                 NULL};
                             make_layout(&l, case_number);
+                            long before = sg_w1a_created();
                             run_case(comm, &s, &l, case_number++);
-                            long now = sg_w1a_created();
-                            /* first call: one per group of this rank (the root
-                             * is in all), and the parent's private copy */
-                            long groups = (procs - 1 + members - 2) / (members - 1);
-                            long expect = (rank == root ? groups : 1) + first_on_parent;
-                            if (after_first < 0 && now - before != expect)
-                                fail("%s: the first call created %ld sub-communicators",
-                                     sg_routines[routines[r]].name, now - before);
-                            if (after_first >= 0 && now != after_first)
-                                fail("%s: a repeated partition created %ld sub-communicators",
-                                     sg_routines[routines[r]].name, now - after_first);
-                            after_first = now;
+                            /* the first call of a partition: one per group of
+                             * this rank (in the star of the root's groups, the
+                             * root is in all), and the parent's private copy;
+                             * none for a star that is the tree (P = 4, root 0,
+                             * groups of 3: {0, 1, 2}, {0, 3} both ways) */
+                            int tree = routines[r] == SG_MPI_Bcast && form < 2;
+                            long star = (procs - 1 + members - 2) / (members - 1), expect = 0;
+                            long created = sg_w1a_created() - before;
+                            if (tree && !tree_seen)
+                                expect = tree_groups(root, members) + first_on_parent;
+                            else if (!tree && !star_seen && !(tree_seen && created == 0))
+                                expect = (rank == root ? star : 1) + first_on_parent;
+                            tree_seen |= tree;
+                            star_seen |= !tree;
+                            if (created != expect)
+                                fail("%s%s, root %d, groups of %d: created %ld "
+                                     "sub-communicators, not %ld",
+                                     sg_routines[routines[r]].name, form_names[form], root,
+                                     members, created, expect);
                             first_on_parent = 0;
                         }
             }
