@@ -31,7 +31,7 @@ results/plots/*.png.
 
 Build trees: build/mpich and build/openmpi (scripts/build.sh), or
 SCALEGUARD_BUILD=DIR (DIR/mpich, DIR/openmpi), or SCALEGUARD_BUILD_MPICH and
-SCALEGUARD_BUILD_OPENMPI. Needs gnuplot (gnuplot-nox). About 10 minutes on
+SCALEGUARD_BUILD_OPENMPI. Needs gnuplot (gnuplot-nox). About 20 to 40 minutes on
 2 cores at P = 4.
 EOF
 }
