@@ -603,15 +603,20 @@ static int direct(const struct sg_side *r, const int *ranks, int n, int *counts,
     return 1;
 }
 
+/* Where rank i's block starts in the receive buffer, in extents. */
+static int64_t block_at(const struct sg_side *r, int i)
+{
+    return r->layout == SG_SIDE_V ? r->displs[i] : (int64_t)i * r->count;
+}
+
 /* Copy this rank's input to its block of the receive buffer: a memcpy for
  * a send type without holes, else a message to itself on one of W1-A's own
  * sub-communicators, where no application message can match it. */
 static int place_own_block(const struct sg_call *c, const struct sg_side *r, int me,
-                           const MPI_Comm *subs)
+                           MPI_Aint extent, const MPI_Comm *subs)
 {
-    int v = r->layout == SG_SIDE_V, count = v ? r->counts[me] : r->count, size, err;
-    char *to = (char *)c->recvbuf +
-               (MPI_Aint)(v ? r->displs[me] : (int64_t)me * r->count) * extent_of(r->type);
+    int count = r->layout == SG_SIDE_V ? r->counts[me] : r->count, size, err;
+    char *to = (char *)c->recvbuf + (MPI_Aint)block_at(r, me) * extent;
     if (contiguous(c->sendtype)) {
         if ((err = PMPI_Type_size(c->sendtype, &size)) == MPI_SUCCESS)
             memcpy(to, c->sendbuf, (size_t)c->sendcount * (size_t)size);
@@ -711,7 +716,7 @@ static int gather_to_all(struct sg_runner *runner, const struct sg_call *c,
     if (err == MPI_SUCCESS && (bytes == NULL || (straight && arrays == NULL)))
         err = MPI_ERR_NO_MEM;
     if (err == MPI_SUCCESS && straight && !in_place) {
-        err = place_own_block(c, r, me, subs);
+        err = place_own_block(c, r, me, extent, subs);
         in_place = 1;
     }
     for (int l = 0; err == MPI_SUCCESS && l < lists; l++) {
@@ -759,7 +764,7 @@ static int gather_to_all(struct sg_runner *runner, const struct sg_call *c,
         MPI_Aint at = 0;
         for (int j = 0; j < n; j++) {
             int i = ranks[j], count = v ? r->counts[i] : r->count;
-            int64_t displ = v ? r->displs[i] : (int64_t)i * r->count;
+            int64_t displ = block_at(r, i);
             o->counts[j] = count;
             o->displs[j] = (int)(at / extent);
             int wanted = (i < group[mine] || i >= group[mine + 1] || first) &&
@@ -776,7 +781,7 @@ static int gather_to_all(struct sg_runner *runner, const struct sg_call *c,
             sub.rdispls = o->displs;
         }
         if (in_place) { /* the input is this rank's block of the receive buffer */
-            int64_t displ = v ? r->displs[me] : (int64_t)me * r->count;
+            int64_t displ = block_at(r, me);
             sub.sendbuf = (char *)c->recvbuf + (MPI_Aint)displ * extent;
             sub.sendcount = v ? r->counts[me] : r->count;
             sub.sendtype = r->type;

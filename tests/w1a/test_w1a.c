@@ -9,9 +9,9 @@
  * runs once plain (PMPI) and once through sg_w1a, and every byte of every
  * buffer on every rank must agree. The buffers have margins on either side,
  * so a stray write shows too. The same for Allgather(v) (MPI_INT, a
- * contiguous derived type, and a send type with holes), Allreduce and Reduce_scatter(_block) (the
- * reductions above), in groups of 2 to 4 where P has a grid of them, with
- * and without MPI_IN_PLACE on every rank.
+ * contiguous derived type, and a send type with holes), Allreduce and
+ * Reduce_scatter(_block) (the reductions above), in groups of 2 to 4 where P
+ * has a grid of them, with and without MPI_IN_PLACE on every rank.
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
  * the first call of a partition (Bcast by a blocking runner: its tree's
