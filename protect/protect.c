@@ -402,6 +402,16 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     return p;
 }
 
+/* sg_routine_allows, for the workarounds: whether no entry of routine r
+ * triggers for such a call. */
+static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
+{
+    struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1, .complete = 1};
+    struct verdict v;
+    judge(&sg_layer()->rules[r], &sh, sg_routines[r].name, &v);
+    return v.cls < 0;
+}
+
 /* ---- The handler -------------------------------------------------------- */
 
 static int sg_protect(struct sg_call *c)
@@ -528,6 +538,7 @@ static int sg_protect(struct sg_call *c)
     /* An I-form's workaround starts its sub-calls and returns a request
      * over them (pending.h), except for a Fortran caller on Open MPI. */
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
+    runner.allows = routine_allows;
     if (err == MPI_SUCCESS) {
         switch (plan.kind) {
         case PLAN_W1A:

@@ -15,8 +15,16 @@ struct sg_kept {
     void *memory;
 };
 
+/* Whether routine `r` may take a call of `n` elements of `s` bytes over
+ * `procs` processes without meeting a bound of the configuration. A
+ * workaround asks before it moves part of a call onto another routine
+ * (W1-A: Allgather onto Allgatherv, Allreduce onto Reduce_scatter and
+ * Allgatherv, ...): that routine may be broken at that size too. */
+typedef int sg_routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs);
+
 struct sg_runner {
     const struct sg_entry_points *mpi;
+    sg_routine_allows *allows; /* NULL: every routine takes every call */
     int nonblocking;       /* start the sub-calls and collect their requests */
     MPI_Request *requests; /* nonblocking: the started sub-calls */
     int count, capacity;
@@ -24,7 +32,8 @@ struct sg_runner {
     int kept_count, kept_capacity;
 };
 
-/* A blocking runner over `mpi`; a non-blocking one with `nonblocking` set. */
+/* A blocking runner over `mpi`; a non-blocking one with `nonblocking` set.
+ * Neither asks before it moves a call onto another routine (allows). */
 #define SG_RUNNER(table, is_nonblocking) \
     ((struct sg_runner){.mpi = (table), .nonblocking = (is_nonblocking)})
 

@@ -1,6 +1,9 @@
-/* W1-A: shrink P (paper V-A). The call runs as sub-calls of the same routine
- * over sub-communicators of at most `members` processes each, so that each
- * sub-call's global buffer is at most `members` blocks.
+/* W1-A: shrink P (paper V-A). The call runs as sub-calls over
+ * sub-communicators of at most `members` processes each, so that each
+ * sub-call's global buffer is at most `members` blocks. The sub-calls are
+ * of the same routine, except where another routine moves the same data
+ * faster (Allgather pairs as Allgatherv, the reductions by parts below), and
+ * only where the configuration lets that routine take it (runner->allows).
  *
  * Rooted routines: Gather(v), Scatter(v), Bcast, Reduce and their I-forms.
  * The root is in every group, except that Bcast by a blocking runner runs as
@@ -19,15 +22,27 @@
  * and each group's displacements are rebased to the group's lowest block
  * (paper eq. 14). Every rank must pass the same `members` and windows.
  *
+ * Reduce, where P has a grid (below) and the configuration lets the other
+ * routines take their steps, runs by parts like Allreduce: along each row
+ * to each member's part of the vector, the parts down the columns to the
+ * root's row, and Gatherv of the parts to the root.
+ *
  * Routines without a root, where every rank gets the whole result:
  *  - Allgather(v) and I-forms: one sub-call per pair of groups of at most
  *    members / 2 ranks, into a temporary of the pair's blocks that each rank
  *    copies out (so the receive type must have no holes). The blocks land
  *    by their 64-bit displacements: a Class D layout needs no windows.
  *  - Allreduce, Reduce_scatter(_block) and I-forms: the ranks as a grid
- *    whose rows and columns have at most `members` ranks; one sub-call down
- *    each column, then one along each row (exact operations only, as for
- *    Reduce; P must have such a grid).
+ *    whose rows and columns have at most `members` ranks (exact operations
+ *    only, as for Reduce; P must have such a grid). Reduce_scatter(_block):
+ *    one sub-call down each column, then one along each row. Allreduce by
+ *    parts: along each row a Reduce_scatter of the vector (Open MPI: one
+ *    Reduce per part), an Allreduce of each part down its column, an
+ *    Allgatherv of the parts along the row; each element is moved and
+ *    combined once per step, where two Allreduce steps would combine the
+ *    whole vector twice. Where the configuration knows Reduce_scatter (or
+ *    Reduce) or Allgatherv broken at those sizes (runner->allows), the two
+ *    Allreduce steps.
  *
  * The sub-communicators are made once per parent communicator and partition
  * and cached on the parent (an attribute): a repeated call creates none, and
@@ -47,8 +62,8 @@
 int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int members,
                    const char **why);
 
-/* Run the call as sub-calls of the same routine over sub-communicators of at
- * most `members` processes each (root included). `w`: for Class D the
+/* Run the call as sub-calls over sub-communicators of at most `members`
+ * processes each (root included). `w`: for Class D the
  * displacement windows with w->of[] filled on every rank (the layer
  * broadcasts it), and the groups follow them; otherwise SG_WINDOWS_ONE and
  * the groups are consecutive rank ranges. Returns an MPI error code, or -1
@@ -62,10 +77,11 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * every group fits). Routines without a root ignore `w`.
  *
  * With a non-blocking runner every sub-call is started and kept, except
- * that the root of Reduce runs all groups but the last to completion, and
- * the reductions to all run their first step to completion: each one's
- * partial result is the next one's input. Allgather(v)'s copies out run
- * when its sub-calls are done. */
+ * that the root of Reduce runs all groups but the last to completion, the
+ * reductions to all run their first step to completion, and by parts the
+ * first two steps (the second not off the root's row of Reduce): each
+ * one's partial result is the next one's input. Allgather(v)'s copies out
+ * run when its sub-calls are done. */
 int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            int members, const struct sg_windows *w);
 

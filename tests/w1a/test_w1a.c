@@ -11,7 +11,9 @@
  * so a stray write shows too. The same for Allgather(v) (MPI_INT, a
  * contiguous derived type, and a send type with holes), Allreduce and
  * Reduce_scatter(_block) (the reductions above), in groups of 2 to 4 where P
- * has a grid of them, with and without MPI_IN_PLACE on every rank.
+ * has a grid of them, with and without MPI_IN_PLACE on every rank. Reduce,
+ * Allreduce and Allgather also under a configuration that lets no other
+ * routine take a sub-call (refuse): then W1-A keeps to the call's routine.
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
  * the first call of a partition (Bcast by a blocking runner: its tree's
@@ -73,6 +75,7 @@ struct setting {
     const char *type_name;
     const struct sg_windows *w; /* NULL: SG_WINDOWS_ONE */
     const MPI_Datatype *sendtype; /* Allgather(v): another send type; NULL: type */
+    int others_refused; /* the runner lets no other routine take a sub-call */
 };
 
 /* The same on every rank: n for the regular routines, counts and
@@ -147,11 +150,12 @@ static void compare(const unsigned char *plain, const unsigned char *got, size_t
     for (size_t i = 0; i < bytes; i++)
         if (plain[i] != got[i]) {
             fprintf(stderr,
-                    "test_w1a: %s%s, %s%s, root %d, groups of %d%s: rank %d: %s byte %td is "
+                    "test_w1a: %s%s, %s%s, root %d, groups of %d%s%s: rank %d: %s byte %td is "
                     "0x%02x, the plain call gives 0x%02x\n",
                     sg_routines[s->routine].name, form_names[s->form], s->type_name,
                     s->in_place ? ", MPI_IN_PLACE" : "", s->root, s->members,
-                    s->w ? ", displacement windows" : "", rank, buffer,
+                    s->w ? ", displacement windows" : "",
+                    s->others_refused ? ", other routines refused" : "", rank, buffer,
                     (ptrdiff_t)i - MARGIN, got[i], plain[i]);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
@@ -171,6 +175,15 @@ static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, M
                                                                     : value;
         memcpy(buffer + at, &value, sizeof value);
     }
+}
+
+/* A configuration that knows every other routine broken: W1-A keeps to the
+ * call's own routine (Reduce and Allreduce not by parts, Allgather pairs as
+ * a resized type). */
+static int refuse(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
+{
+    (void)r, (void)s, (void)n, (void)procs;
+    return 0;
 }
 
 static void run_case(MPI_Comm comm, const struct setting *s, const struct layout *l,
@@ -209,6 +222,8 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
     sg_describe(&call, procs, rank, holds && s->routine == SG_MPI_Scatterv ? wide : NULL,
                 holds && s->routine != SG_MPI_Scatterv ? wide : NULL, &d);
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, s->form == 2);
+    if (s->others_refused)
+        runner.allows = refuse;
     err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
     int finished = sg_runner_finish(&runner);
     if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
@@ -281,6 +296,16 @@ static long tree_groups(int root, int members)
     return groups;
 }
 
+/* The columns of the reductions' grid at this group size (w1a.c's
+ * grid_columns), 0 when P has none. */
+static int grid_of(int members)
+{
+    for (int columns = members < procs ? members : procs; columns >= 2; columns--)
+        if (procs % columns == 0 && procs / columns <= members && procs / columns >= 2)
+            return columns;
+    return 0;
+}
+
 static void sweep(MPI_Comm comm, MPI_Datatype spaced)
 {
     const enum sg_routine routines[] = {SG_MPI_Bcast,   SG_MPI_Scatter, SG_MPI_Scatterv,
@@ -293,7 +318,7 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
         {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR", NULL}};
     struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
                        .displs = malloc((size_t)procs * sizeof(int))};
-    int first_on_parent = 1;
+    int first_on_parent = 1, grid_made = 0;
     for (int members = 2; members <= 3; members++)
         for (int root = 0; root < procs; root++) {
             int tree_seen = 0, star_seen = 0;
@@ -301,38 +326,45 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
                 int reduce = routines[r] == SG_MPI_Reduce;
                 const struct typed *types = reduce ? reductions : moves;
                 size_t type_count = reduce ? 3 : 2;
-                for (int form = 0; form < 3; form++)
-                    for (size_t t = 0; t < type_count; t++)
-                        for (int in_place = 0; in_place <= (routines[r] != SG_MPI_Bcast);
-                             in_place++) {
-                            struct setting s = {routines[r], form,          root,
-                                                members,     in_place,      types[t].type,
-                                                types[t].op, types[t].name, NULL,
-                                                NULL};
-                            make_layout(&l, case_number);
-                            long before = sg_w1a_created();
-                            run_case(comm, &s, &l, case_number++);
-                            /* the first call of a partition: one per group of
-                             * this rank (in the star of the root's groups, the
-                             * root is in all), and the parent's private copy;
-                             * none for a star that is the tree (P = 4, root 0,
-                             * groups of 3: {0, 1, 2}, {0, 3} both ways) */
-                            int tree = routines[r] == SG_MPI_Bcast && form < 2;
-                            long star = (procs - 1 + members - 2) / (members - 1), expect = 0;
-                            long created = sg_w1a_created() - before;
-                            if (tree && !tree_seen)
-                                expect = tree_groups(root, members) + first_on_parent;
-                            else if (!tree && !star_seen && !(tree_seen && created == 0))
-                                expect = (rank == root ? star : 1) + first_on_parent;
-                            tree_seen |= tree;
-                            star_seen |= !tree;
-                            if (created != expect)
-                                fail("%s%s, root %d, groups of %d: created %ld "
-                                     "sub-communicators, not %ld",
-                                     sg_routines[routines[r]].name, form_names[form], root,
-                                     members, created, expect);
-                            first_on_parent = 0;
-                        }
+                for (int refused = 0; refused <= reduce; refused++)
+                    for (int form = 0; form < 3; form++)
+                        for (size_t t = 0; t < type_count; t++)
+                            for (int in_place = 0; in_place <= (routines[r] != SG_MPI_Bcast);
+                                 in_place++) {
+                                struct setting s = {routines[r], form,          root,
+                                                    members,     in_place,      types[t].type,
+                                                    types[t].op, types[t].name, NULL,
+                                                    NULL,        refused};
+                                make_layout(&l, case_number);
+                                long before = sg_w1a_created();
+                                run_case(comm, &s, &l, case_number++);
+                                /* the first call of a partition: one per group of
+                                 * this rank (in the star of the root's groups, the
+                                 * root is in all), and the parent's private copy;
+                                 * none for a star that is the tree (P = 4, root 0,
+                                 * groups of 3: {0, 1, 2}, {0, 3} both ways);
+                                 * Reduce by parts: its column and its row, once
+                                 * for all roots */
+                                int tree = routines[r] == SG_MPI_Bcast && form < 2;
+                                int grid = reduce && !refused ? grid_of(members) : 0;
+                                long star = (procs - 1 + members - 2) / (members - 1), expect = 0;
+                                long created = sg_w1a_created() - before;
+                                if (tree && !tree_seen)
+                                    expect = tree_groups(root, members) + first_on_parent;
+                                else if (grid)
+                                    expect = grid == grid_made ? 0 : 2;
+                                else if (!tree && !star_seen && !(tree_seen && created == 0))
+                                    expect = (rank == root ? star : 1) + first_on_parent;
+                                tree_seen |= tree;
+                                star_seen |= !tree && !grid;
+                                grid_made = grid ? grid : grid_made;
+                                if (created != expect)
+                                    fail("%s%s, root %d, groups of %d: created %ld "
+                                         "sub-communicators, not %ld",
+                                         sg_routines[routines[r]].name, form_names[form], root,
+                                         members, created, expect);
+                                first_on_parent = 0;
+                            }
             }
         }
     free(l.counts);
@@ -362,7 +394,7 @@ static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple, MPI_Datatype two_in
         {MPI_UNSIGNED_CHAR, MPI_BXOR, "MPI_UNSIGNED_CHAR, MPI_BXOR", NULL}};
     struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
                        .displs = malloc((size_t)procs * sizeof(int))};
-    int seen[2] = {0, 0};
+    int seen[2] = {0, 0}, first_on_parent = 1;
     for (int reduce = 0; reduce <= 1; reduce++)
         for (int members = 2; members <= 4; members++) {
             const enum sg_routine *routines = reduce ? reduces : gathers;
@@ -374,34 +406,35 @@ static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple, MPI_Datatype two_in
             if (!sg_w1a_applies(&probe, &grid, members, NULL))
                 continue; /* P has no grid of this size: check_refusals */
             /* the partition: groups of members / 2, or the grid's columns */
-            int half = members / 2, groups = (procs + half - 1) / half, columns = members;
-            while (reduce && (procs % columns || procs / columns > members || procs / columns < 2))
-                columns--;
-            int shape = reduce ? columns : half;
+            int half = members / 2, groups = (procs + half - 1) / half;
+            int shape = reduce ? grid_of(members) : half;
             long expect = shape == seen[reduce] ? 0 : reduce ? 2 : groups == 1 ? 1 : groups - 1;
+            expect += first_on_parent; /* the parent's private copy */
+            first_on_parent = 0;
             seen[reduce] = shape;
             long before = sg_w1a_created(), after_first = -1;
             for (size_t r = 0; r < routine_count; r++)
-                for (int form = 0; form < 3; form++)
-                    for (size_t t = 0; t < type_count; t++)
-                        for (int in_place = 0; in_place <= 1; in_place++) {
-                            struct setting s = {routines[r], form,          -1,
-                                                members,     in_place,      types[t].type,
-                                                types[t].op, types[t].name, NULL,
-                                                types[t].sendtype};
-                            make_layout(&l, case_number);
-                            run_case(comm, &s, &l, case_number++);
-                            long now = sg_w1a_created();
-                            if (after_first < 0 && now - before != expect)
-                                fail("%s, groups of %d: the first call created %ld "
-                                     "sub-communicators, not %ld",
-                                     sg_routines[routines[r]].name, members, now - before,
-                                     expect);
-                            if (after_first >= 0 && now != after_first)
-                                fail("%s: a repeated partition created %ld sub-communicators",
-                                     sg_routines[routines[r]].name, now - after_first);
-                            after_first = now;
-                        }
+                for (int refused = 0; refused <= (r == 0); refused++)
+                    for (int form = 0; form < 3; form++)
+                        for (size_t t = 0; t < type_count; t++)
+                            for (int in_place = 0; in_place <= 1; in_place++) {
+                                struct setting s = {routines[r], form,          -1,
+                                                    members,     in_place,      types[t].type,
+                                                    types[t].op, types[t].name, NULL,
+                                                    types[t].sendtype, refused};
+                                make_layout(&l, case_number);
+                                run_case(comm, &s, &l, case_number++);
+                                long now = sg_w1a_created();
+                                if (after_first < 0 && now - before != expect)
+                                    fail("%s, groups of %d: the first call created %ld "
+                                         "sub-communicators, not %ld",
+                                         sg_routines[routines[r]].name, members, now - before,
+                                         expect);
+                                if (after_first >= 0 && now != after_first)
+                                    fail("%s: a repeated partition created %ld sub-communicators",
+                                         sg_routines[routines[r]].name, now - after_first);
+                                after_first = now;
+                            }
         }
     free(l.counts);
     free(l.displs);
@@ -513,7 +546,7 @@ static void windows_by_hand(MPI_Comm comm, MPI_Datatype spaced)
                             struct setting s = {routines[r], form,     root,
                                                 members[m],  in_place, types[t].type,
                                                 MPI_OP_NULL, types[t].name, &w,
-                                                NULL};
+                                                NULL,        0};
                             run_case(comm, &s, &l, case_number++);
                         }
     free(of);
@@ -645,10 +678,12 @@ int main(int argc, char **argv)
     check_refusals(spaced);
 
     long alive = sg_w1a_alive();
-    MPI_Comm comm;
+    MPI_Comm comm, to_all; /* each sweep counts the creations on its own parent */
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &to_all);
     sweep(comm, spaced);
-    sweep_to_all(comm, triple, two_ints, &spaced);
+    sweep_to_all(to_all, triple, two_ints, &spaced);
+    MPI_Comm_free(&to_all);
     windows_by_hand(comm, spaced);
     windows_planned(comm);
     if (sg_w1a_alive() <= alive)
@@ -659,8 +694,8 @@ int main(int argc, char **argv)
              sg_w1a_alive() - alive);
 
     /* left on MPI_COMM_WORLD: MPI_Finalize deletes the cache */
-    struct setting s = {SG_MPI_Gather, 2, procs - 1, 2, 1, MPI_INT, MPI_OP_NULL, "MPI_INT", NULL,
-                        NULL};
+    struct setting s = {SG_MPI_Gather, 2,    procs - 1, 2, 1, MPI_INT, MPI_OP_NULL, "MPI_INT",
+                        NULL,          NULL, 0};
     struct layout l = {.counts = malloc((size_t)procs * sizeof(int)),
                        .displs = malloc((size_t)procs * sizeof(int))};
     make_layout(&l, case_number);
