@@ -205,12 +205,14 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 enum plan_kind { PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE };
 
 /* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
- * W1-A: `chunk` is the group size, and `rounds` 1 when the root's windows
- * follow (W1-A's groups follow them, so every rank needs them all). */
+ * W1-A: `chunk` is the group size, `rounds` 1 when the root's windows
+ * follow (W1-A's groups follow them, so every rank needs them all), and
+ * `together` 1 when the routine's I-form may take the groups' sub-calls of
+ * a blocking call (sg_runner.together). */
 struct plan {
-    int64_t kind, chunk, rounds, windows;
+    int64_t kind, chunk, rounds, windows, together;
 };
-#define PLAN_FIELDS 4
+#define PLAN_FIELDS 5
 
 #define FLAG_OF_ROUTINE(name, global_buffer, irregular) ATOMIC_FLAG_INIT,
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
@@ -328,6 +330,16 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
     return f;
 }
 
+/* sg_routine_allows, for the workarounds: whether no entry of routine r
+ * triggers for such a call. */
+static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
+{
+    struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1, .complete = 1};
+    struct verdict v;
+    judge(&sg_layer()->rules[r], &sh, sg_routines[r].name, &v);
+    return v.cls < 0;
+}
+
 /* `agreed`: the ranks can agree on rounds and windows (all see the same, or
  * a bound is configured so that they talk); without it W1-B may run only as
  * a local change: one window, one round. `reports`: this rank reports the
@@ -344,7 +356,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     /* a reduction whose bits could change when split: neither W1-B nor W1-A */
     int exact = sg_split_risk(c) == NULL;
     int w1b = fit->cuts && (agreed || local) && exact;
-    struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1};
+    struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
 
     /* W3: Class D alone, where this MPI has the large-count function. */
     int w3_allowed = v->cls == SG_CLASS_D && !problem_inside_mpi(rules);
@@ -358,7 +370,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
 
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
-        return (struct plan){PLAN_PLAIN, 0, 0, 1};
+        return (struct plan){PLAN_PLAIN, 0, 0, 1, 0};
     if (want == SG_WORKAROUND_W1A && !w1a) {
         if (reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
@@ -383,33 +395,28 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                    sg_workaround_name(want));
         want = SG_WORKAROUND_AUTO;
     }
+    /* W1-A's groups of a blocking call in the I-form: each sub-call is at
+     * most the call's n over at most `members` */
+    int together = !(c->routine & 1) && members >= 2 &&
+                   routine_allows((enum sg_routine)(c->routine | 1), sh->s, sh->n,
+                                  (uint64_t)members);
     /* auto: W3, then W2 (one call each), then W1-B (rounds), then W1-A
      * (groups: its communicators cost a creation on first use) */
     if (want == SG_WORKAROUND_W1A)
-        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count};
+        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, together};
     else if (want == SG_WORKAROUND_W3 || (want == SG_WORKAROUND_AUTO && w3))
         p.kind = PLAN_W3;
     else if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
         p.kind = PLAN_W2;
     else if (w1b)
-        p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds, fit->win.count};
+        p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds, fit->win.count, 0};
     else if (w1a)
-        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count};
+        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, together};
     else
         *why = !exact                 ? LEFT_SPLIT_RISK
                : fit->cuts && !agreed ? LEFT_NEEDS_ENTRY
                                       : LEFT_NO_WORKAROUND;
     return p;
-}
-
-/* sg_routine_allows, for the workarounds: whether no entry of routine r
- * triggers for such a call. */
-static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
-{
-    struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1, .complete = 1};
-    struct verdict v;
-    judge(&sg_layer()->rules[r], &sh, sg_routines[r].name, &v);
-    return v.cls < 0;
 }
 
 /* ---- The handler -------------------------------------------------------- */
@@ -445,7 +452,7 @@ static int sg_protect(struct sg_call *c)
     held_displs(c, sh.is_root, &recv_view, &send_view);
 
     int err = MPI_SUCCESS;
-    struct plan plan = {PLAN_PLAIN, 0, 0, 1};
+    struct plan plan = {PLAN_PLAIN, 0, 0, 1, 0};
     int why = -1; /* the enum left_reason this rank reports, if any */
     struct verdict v;
     judge(rules, &sh, info->name, &v);
@@ -522,14 +529,14 @@ static int sg_protect(struct sg_call *c)
         err = PMPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, c->comm);
         if (err == MPI_SUCCESS && all[0]) {
             if (all[2]) {
-                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1};
+                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
                 if (why != LEFT_DISPLS) /* else reported already */
                     why = mine_blocks ? LEFT_CANNOT_CUT : -1; /* -1: the blocking rank reports */
             } else if (all[3] != -all[4] || all[5] != -all[6]) {
-                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1};
+                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
                 why = fit.win.count > 1 ? LEFT_WINDOWS_DIFFER : -1;
             } else {
-                plan = (struct plan){PLAN_W1B, fit.chunk, all[1], fit.win.count};
+                plan = (struct plan){PLAN_W1B, fit.chunk, all[1], fit.win.count, 0};
             }
         }
     }
@@ -539,6 +546,7 @@ static int sg_protect(struct sg_call *c)
      * over them (pending.h), except for a Fortran caller on Open MPI. */
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
     runner.allows = routine_allows;
+    runner.together = plan.kind == PLAN_W1A && plan.together;
     if (err == MPI_SUCCESS) {
         switch (plan.kind) {
         case PLAN_W1A:

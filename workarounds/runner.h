@@ -26,6 +26,10 @@ struct sg_runner {
     const struct sg_entry_points *mpi;
     sg_routine_allows *allows; /* NULL: every routine takes every call */
     int nonblocking;       /* start the sub-calls and collect their requests */
+    /* blocking: the workaround may start sub-calls that do not depend on
+     * each other at once, in the routine's I-form, and wait for them
+     * together (the configuration lets the I-form take them) */
+    int together;
     MPI_Request *requests; /* nonblocking: the started sub-calls */
     int count, capacity;
     struct sg_kept *kept;  /* nonblocking: released when every request is done */

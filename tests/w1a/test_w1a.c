@@ -11,9 +11,12 @@
  * so a stray write shows too. The same for Allgather(v) (MPI_INT, a
  * contiguous derived type, and a send type with holes), Allreduce and
  * Reduce_scatter(_block) (the reductions above), in groups of 2 to 4 where P
- * has a grid of them, with and without MPI_IN_PLACE on every rank. Reduce,
- * Allreduce and Allgather also under a configuration that lets no other
- * routine take a sub-call (refuse): then W1-A keeps to the call's routine.
+ * has a grid of them, with and without MPI_IN_PLACE on every rank. A
+ * blocking runner lets the I-form take a blocking call's independent groups
+ * together (sg_runner.together); Scatter(v), Gather(v), Reduce, Allreduce
+ * and Allgather also run under a configuration that lets no other routine
+ * take a sub-call (refuse), without together: then W1-A keeps to the call's
+ * routine, group after group.
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
  * the first call of a partition (Bcast by a blocking runner: its tree's
@@ -75,7 +78,7 @@ struct setting {
     const char *type_name;
     const struct sg_windows *w; /* NULL: SG_WINDOWS_ONE */
     const MPI_Datatype *sendtype; /* Allgather(v): another send type; NULL: type */
-    int others_refused; /* the runner lets no other routine take a sub-call */
+    int others_refused; /* no other routine takes a sub-call, nor the I-form (together) */
 };
 
 /* The same on every rank: n for the regular routines, counts and
@@ -224,6 +227,8 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, s->form == 2);
     if (s->others_refused)
         runner.allows = refuse;
+    else
+        runner.together = s->form < 2; /* as the layer's plan where the I-form may */
     err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
     int finished = sg_runner_finish(&runner);
     if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
@@ -326,7 +331,7 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
                 int reduce = routines[r] == SG_MPI_Reduce;
                 const struct typed *types = reduce ? reductions : moves;
                 size_t type_count = reduce ? 3 : 2;
-                for (int refused = 0; refused <= reduce; refused++)
+                for (int refused = 0; refused <= (routines[r] != SG_MPI_Bcast); refused++)
                     for (int form = 0; form < 3; form++)
                         for (size_t t = 0; t < type_count; t++)
                             for (int in_place = 0; in_place <= (routines[r] != SG_MPI_Bcast);
