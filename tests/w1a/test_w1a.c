@@ -13,10 +13,11 @@
  * Reduce_scatter(_block) (the reductions above), in groups of 2 to 4 where P
  * has a grid of them, with and without MPI_IN_PLACE on every rank. A
  * blocking runner lets the I-form take a blocking call's independent groups
- * together (sg_runner.together); Scatter(v), Gather(v), Reduce, Allreduce
- * and Allgather also run under a configuration that lets no other routine
- * take a sub-call (refuse), without together: then W1-A keeps to the call's
- * routine, group after group.
+ * together (sg_runner.together); Scatter(v), Gather(v), Reduce, Allgather
+ * and the reductions to all also run under a configuration that lets no
+ * other routine take a sub-call (refuse), without together: then W1-A keeps
+ * to the call's routine, group after group (on Open MPI, Reduce_scatter
+ * otherwise runs by one Reduce per part).
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
  * the first call of a partition (Bcast by a blocking runner: its tree's
@@ -419,7 +420,7 @@ static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple, MPI_Datatype two_in
             seen[reduce] = shape;
             long before = sg_w1a_created(), after_first = -1;
             for (size_t r = 0; r < routine_count; r++)
-                for (int refused = 0; refused <= (r == 0); refused++)
+                for (int refused = 0; refused <= (reduce || r == 0); refused++)
                     for (int form = 0; form < 3; form++)
                         for (size_t t = 0; t < type_count; t++)
                             for (int in_place = 0; in_place <= 1; in_place++) {
