@@ -137,9 +137,10 @@ SG_EXPORT int MPI_Finalize(void)
                 sg_log(SG_LOG_INFO, NULL,
                        "summary (rank 0): routine calls triggers(D/G/X) "
                        "plain/W1-A/W1-B/W2/W3/left-alone");
-            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %lu/%lu/%lu/%lu/%lu/%lu", sg_routines[r].name,
-                   n, atomic_load(&triggers[r][0]), atomic_load(&triggers[r][1]),
-                   atomic_load(&triggers[r][2]), atomic_load(&outcomes[r][SG_OUTCOME_PLAIN]),
+            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %lu/%lu/%lu/%lu/%lu/%lu",
+                   sg_routines[r].name, n, atomic_load(&triggers[r][0]),
+                   atomic_load(&triggers[r][1]), atomic_load(&triggers[r][2]),
+                   atomic_load(&outcomes[r][SG_OUTCOME_PLAIN]),
                    atomic_load(&outcomes[r][SG_OUTCOME_W1A]),
                    atomic_load(&outcomes[r][SG_OUTCOME_W1B]),
                    atomic_load(&outcomes[r][SG_OUTCOME_W2]),

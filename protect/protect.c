@@ -395,15 +395,10 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                    sg_workaround_name(want));
         want = SG_WORKAROUND_AUTO;
     }
-    /* W1-A's groups of a blocking call in the I-form: each sub-call is at
-     * most the call's n over at most `members` */
-    int together = !(c->routine & 1) && members >= 2 &&
-                   routine_allows((enum sg_routine)(c->routine | 1), sh->s, sh->n,
-                                  (uint64_t)members);
     /* auto: W3, then W2 (one call each), then W1-B (rounds), then W1-A
      * (groups: its communicators cost a creation on first use) */
     if (want == SG_WORKAROUND_W1A)
-        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, together};
+        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0};
     else if (want == SG_WORKAROUND_W3 || (want == SG_WORKAROUND_AUTO && w3))
         p.kind = PLAN_W3;
     else if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
@@ -411,11 +406,16 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     else if (w1b)
         p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds, fit->win.count, 0};
     else if (w1a)
-        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, together};
+        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0};
     else
         *why = !exact                 ? LEFT_SPLIT_RISK
                : fit->cuts && !agreed ? LEFT_NEEDS_ENTRY
                                       : LEFT_NO_WORKAROUND;
+    /* W1-A's groups of a blocking call in the I-form: each sub-call is at
+     * most the call's n over at most `members` */
+    if (p.kind == PLAN_W1A && !(c->routine & 1))
+        p.together = routine_allows((enum sg_routine)(c->routine | 1), sh->s, sh->n,
+                                    (uint64_t)members);
     return p;
 }
 
@@ -546,7 +546,7 @@ static int sg_protect(struct sg_call *c)
      * over them (pending.h), except for a Fortran caller on Open MPI. */
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
     runner.allows = routine_allows;
-    runner.together = plan.kind == PLAN_W1A && plan.together;
+    runner.together = (int)plan.together; /* set for W1-A alone */
     if (err == MPI_SUCCESS) {
         switch (plan.kind) {
         case PLAN_W1A:

@@ -645,7 +645,8 @@ struct big_side {
 };
 
 static int enlarge(struct big_side *b, const struct sg_side *side, int keep_single, int procs,
-                   uint64_t max_count, int *count, MPI_Datatype *type, const int **counts, const int **displs)
+                   uint64_t max_count, int *count, MPI_Datatype *type, const int **counts,
+                   const int **displs)
 {
     b->type = MPI_DATATYPE_NULL;
     b->counts = NULL;

@@ -859,10 +859,11 @@ static int *row_parts(int n, int parts)
 /* How reduce_by_parts and reduce_to_all reduce a vector over a row or a
  * column: one Reduce per part, each to the member that keeps it, rather
  * than one Reduce_scatter. The same elements move and are combined either
- * way; which is faster is the MPI's own matter. Measured here over 2 ranks, 64 MiB: Open MPI 4.1.4's
- * Reduce_scatter takes 0.5 to 0.9 s (it reduces the whole vector to one
- * rank, then scatters), its two Reduce 0.03 s; MPICH 4.0.2's Reduce_scatter
- * 0.4 to 0.5 s, its two Reduce 1.1 s. The same on every rank. */
+ * way; which is faster is the MPI's own matter. Measured here over 2 ranks,
+ * 64 MiB: Open MPI 4.1.4's Reduce_scatter takes 0.5 to 0.9 s (it reduces
+ * the whole vector to one rank, then scatters), its two Reduce 0.03 s;
+ * MPICH 4.0.2's Reduce_scatter 0.4 to 0.5 s, its two Reduce 1.1 s. The
+ * same on every rank. */
 static int reduces_per_part(void)
 {
     static atomic_int known; /* 0: not yet asked, 1: no, 2: yes */

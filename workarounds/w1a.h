@@ -35,7 +35,9 @@
  *  - Allreduce, Reduce_scatter(_block) and I-forms: the ranks as a grid
  *    whose rows and columns have at most `members` ranks (exact operations
  *    only, as for Reduce; P must have such a grid). Reduce_scatter(_block):
- *    one sub-call down each column, then one along each row. Allreduce by
+ *    one sub-call down each column, then one along each row (Open MPI: one
+ *    Reduce per block in each step, where the configuration lets Reduce
+ *    take a block). Allreduce by
  *    parts: along each row a Reduce_scatter of the vector (Open MPI: one
  *    Reduce per part), an Allreduce of each part down its column, an
  *    Allgatherv of the parts along the row; each element is moved and

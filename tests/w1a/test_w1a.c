@@ -182,8 +182,9 @@ static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, M
 }
 
 /* A configuration that knows every other routine broken: W1-A keeps to the
- * call's own routine (Reduce and Allreduce not by parts, Allgather pairs as
- * a resized type). */
+ * call's own routine (Reduce and Allreduce not by parts, Reduce_scatter not
+ * by blocks, Allgather pairs as a resized type, Gather(v) and Scatter(v)
+ * group after group). */
 static int refuse(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
     (void)r, (void)s, (void)n, (void)procs;
