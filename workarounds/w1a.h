@@ -82,7 +82,9 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * that the root of Reduce runs all groups but the last to completion, the
  * reductions to all run their first step to completion, and by parts the
  * first two steps (the second not off the root's row of Reduce): each
- * one's partial result is the next one's input. Allgather(v)'s copies out
+ * one's partial result is the next one's input. Such a step, which every
+ * member of its sub-communicator completes, runs in the blocking routine
+ * where the configuration lets that take it. Allgather(v)'s copies out
  * run when its sub-calls are done. A blocking runner with `together` set
  * starts Gather(v)'s and Scatter(v)'s groups at once in the I-form and
  * returns when all are done; so must every rank's runner be set. */
