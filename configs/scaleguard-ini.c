@@ -166,7 +166,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "routines") == 0 && argc == 2) {
         for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-            printf("%s %s\n", sg_routines[r].name, sg_routines[r].irregular ? "irregular" : "regular");
+            printf("%s %s\n", sg_routines[r].name,
+                   sg_routines[r].irregular ? "irregular" : "regular");
         return 0;
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);

@@ -32,7 +32,8 @@ enum sg_verdict sg_verdict_from_bound(uint64_t safe_count, uint64_t delta,
     return sg_verdict_from_runs(half <= m, above_half > m, safe_count <= m, above_safe > m);
 }
 
-static const char *const class_names[] = {[SG_CLASS_D] = "D", [SG_CLASS_G] = "G", [SG_CLASS_X] = "X"};
+static const char *const class_names[] = {
+    [SG_CLASS_D] = "D", [SG_CLASS_G] = "G", [SG_CLASS_X] = "X"};
 
 const char *sg_class_name(enum sg_class cls) { return class_names[cls]; }
 

@@ -812,12 +812,14 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
         for (int s = 0; s < p; s++)
             for (int d = 0; d < p; d++) {
                 int gap = draw_gap(r, c->gran);
-                c->sdis[s * p + d] = d == 0 ? gap : c->sdis[s * p + d - 1] + c->cmat[s * p + d - 1] + gap;
+                c->sdis[s * p + d] =
+                    d == 0 ? gap : c->sdis[s * p + d - 1] + c->cmat[s * p + d - 1] + gap;
             }
         for (int d = 0; d < p; d++)
             for (int s = 0; s < p; s++) {
                 int gap = draw_gap(r, c->gran);
-                c->rdis[d * p + s] = s == 0 ? gap : c->rdis[d * p + s - 1] + c->cmat[(s - 1) * p + d] + gap;
+                c->rdis[d * p + s] =
+                    s == 0 ? gap : c->rdis[d * p + s - 1] + c->cmat[(s - 1) * p + d] + gap;
             }
         c->scnt = xmalloc(sizeof(int) * (size_t)p);
         c->sdsp = xmalloc(sizeof(int) * (size_t)p);
@@ -1269,7 +1271,8 @@ static void make_types(void)
 static void make_comms(void)
 {
     comms[C_WORLD] = MPI_COMM_WORLD;
-    CHK(NULL, "MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHK(NULL, "MPI_Comm_set_errhandler",
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CHK(NULL, "MPI_Comm_dup", MPI_Comm_dup(MPI_COMM_WORLD, &comms[C_DUP]));
     /* two halves; the upper one in reverse rank order */
     half_color = wrank < (wsize + 1) / 2 ? 0 : 1;

@@ -73,7 +73,8 @@ program all26
   call complete()
   call check('MPI_Iscatter', got(1:n), mine)
   got(1:n) = -1
-  call MPI_Scatterv(blocks, counts, displs, MPI_INTEGER, got, n, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Scatterv(blocks, counts, displs, MPI_INTEGER, got, n, MPI_INTEGER, 0, &
+                    MPI_COMM_WORLD, ierr)
   call check('MPI_Scatterv', got(1:n), mine)
   got(1:n) = -1
   if (rank == procs - 1) then

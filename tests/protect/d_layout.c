@@ -11,9 +11,10 @@
  * where the routine allows it (the root of Gatherv/Scatterv, every rank of
  * Allgatherv and Alltoallv). Alltoallv's blocks between ranks r and i have
  * COUNT + r + i elements (symmetric, as MPI_IN_PLACE requires), laid out
- * the same way on the receive side and on the send side. With a GAP the layout spans far more than it holds: the
- * buffer is reserved (MAP_NORESERVE) and only the blocks are touched, so a
- * span past 2^32 costs next to no memory. The buffer has 4 GiB of PROT_NONE
+ * the same way on the receive side and on the send side. With a GAP the
+ * layout spans far more than it holds: the buffer is reserved
+ * (MAP_NORESERVE) and only the blocks are touched, so a span past 2^32
+ * costs next to no memory. The buffer has 4 GiB of PROT_NONE
  * on either side, so a wrapped displacement crashes rather than scribbles.
  *
  * With -k, CALLS calls one after another, each with its routine (unless
@@ -99,8 +100,8 @@ static int quiet; /* -k: rank 0 reports failures only */
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_Alltoallv|MPI_I... "
-                    "-n COUNT [-g GAP] [-r ROOT] [-i]\n"
+    fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_Alltoallv|"
+                    "MPI_I... -n COUNT [-g GAP] [-r ROOT] [-i]\n"
                     "       d_layout -k CALLS [-s SEED] [-c ROUTINE]\n");
 }
 
@@ -118,7 +119,9 @@ static int agree(int status, const char *routine, int procs, long long count, lo
                 "d_layout: %s P=%d counts %lld+i gap %lld span %lld %s%s root %d: %s (%.1f s)\n",
                 routine, procs, count, gap, (long long)span,
                 wrapped ? "displs wrapped" : "displs intact", in_place ? ", in place" : "", root,
-                worst == 0 ? "every byte right" : worst == STATUS_WRONG ? "WRONG DATA" : "MPI ERROR",
+                worst == 0                ? "every byte right"
+                : worst == STATUS_WRONG ? "WRONG DATA"
+                                          : "MPI ERROR",
                 seconds);
     return worst;
 }
@@ -341,7 +344,8 @@ static int v_call(const char *routine, enum family which, int nonblocking, long 
                 int64_t after = block + 1 < procs ? intended[block + 1] - intended[block] -
                                                         counts[block]
                                                   : 0;
-                if ((bad = check_value(p + counts[block], 0, after < GAP_CHECK ? after : GAP_CHECK)) >= 0) {
+                int64_t checked = after < GAP_CHECK ? after : GAP_CHECK;
+                if ((bad = check_value(p + counts[block], 0, checked)) >= 0) {
                     what = "gap after ";
                     bad += counts[block];
                     break;

@@ -63,7 +63,8 @@ static int complete(const char *how, MPI_Request *request, MPI_Request *other)
         for (int done = 0; err == MPI_SUCCESS && done < 2;) {
             if (how[0] == 'w')
                 err = MPI_Waitany(2, both, &index, MPI_STATUS_IGNORE);
-            else if ((err = MPI_Testany(2, both, &index, &flag, MPI_STATUS_IGNORE)) == MPI_SUCCESS &&
+            else if ((err = MPI_Testany(2, both, &index, &flag, MPI_STATUS_IGNORE)) ==
+                         MPI_SUCCESS &&
                      !flag)
                 continue;
             done++;

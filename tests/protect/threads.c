@@ -29,7 +29,8 @@ static int check(struct worker *w, const int *all, int procs, int iteration, con
     for (int r = 0; r < procs; r++)
         for (int i = 0; i < COUNT; i++)
             if (all[r * COUNT + i] != value(w->id, r, iteration, i)) {
-                fprintf(stderr, "threads: thread %d: %s iteration %d: element %d of rank %d wrong\n",
+                fprintf(stderr,
+                        "threads: thread %d: %s iteration %d: element %d of rank %d wrong\n",
                         w->id, what, iteration, i, r);
                 return 1;
             }
