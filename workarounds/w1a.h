@@ -37,7 +37,9 @@
  *    only, as for Reduce; P must have such a grid). Reduce_scatter(_block):
  *    one sub-call down each column, then one along each row (Open MPI: one
  *    Reduce per block in each step, where the configuration lets Reduce
- *    take a block). Allreduce by
+ *    take a block; MPICH: both steps in rounds of 4 MiB pieces of every
+ *    block, where it lets Ireduce_scatter take a piece).
+ *    Allreduce by
  *    parts: along each row a Reduce_scatter of the vector (Open MPI: one
  *    Reduce per part), an Allreduce of each part down its column, an
  *    Allgatherv of the parts along the row; each element is moved and
@@ -80,7 +82,8 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  *
  * With a non-blocking runner every sub-call is started and kept, except
  * that the root of Reduce runs all groups but the last to completion, the
- * reductions to all run their first step to completion, and by parts the
+ * reductions to all run their first step to completion (by pieces, every
+ * round but the last one's row step), and by parts the
  * first two steps (the second not off the root's row of Reduce): each
  * one's partial result is the next one's input. Such a step, which every
  * member of its sub-communicator completes, runs in the blocking routine
