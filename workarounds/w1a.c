@@ -1073,14 +1073,12 @@ static int64_t piece_of(MPI_Datatype type)
  * I-call returns after nearly all of the work (the two-step path after its
  * first step, about two thirds of it, and 1.7 times as long). */
 static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, MPI_Comm *subs,
-                            int columns, int row, int column, const int *block_counts, int procs,
-                            const char *input)
+                            int columns, int row, int column, const int *block_counts,
+                            int largest, int procs, const char *input)
 {
-    int rows = procs / columns, largest = 0;
+    int rows = procs / columns;
     MPI_Aint extent = extent_of(c->sendtype);
     int64_t piece = piece_of(c->sendtype);
-    for (int k = 0; k < procs; k++)
-        largest = block_counts[k] > largest ? block_counts[k] : largest;
     /* the row's partial result of one piece, and per call of a step its counts */
     char *part = malloc((size_t)(columns * piece) * (size_t)extent + 1);
     int *counts = calloc((size_t)procs * (size_t)(rows > columns ? rows : columns), sizeof *counts);
@@ -1173,13 +1171,12 @@ static int reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
      * it. A Reduce of a block is never larger than the call. Else (MPICH)
      * by pieces, where the configuration lets Ireduce_scatter take a piece
      * (reduce_by_pieces). */
-    int *block_counts = NULL, per_block = 0, by_pieces = 0;
+    int *block_counts = NULL, per_block = 0, by_pieces = 0, largest = 0;
     if (f != SG_MPI_Allreduce) {
         if ((block_counts = malloc((size_t)procs * sizeof *block_counts)) == NULL) {
             free(row_counts);
             return MPI_ERR_NO_MEM;
         }
-        int largest = 0;
         for (int i = 0; i < procs; i++) {
             block_counts[i] = f == SG_MPI_Reduce_scatter ? c->recvcounts[i] : c->recvcount;
             largest = block_counts[i] > largest ? block_counts[i] : largest;
@@ -1200,8 +1197,8 @@ static int reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
     int err = grid_subs(c->comm, procs, columns, me, &subs);
     if (by_pieces) {
         if (err == MPI_SUCCESS)
-            err = reduce_by_pieces(runner, c, subs, columns, row, column, block_counts, procs,
-                                   d->send.in_place ? c->recvbuf : c->sendbuf);
+            err = reduce_by_pieces(runner, c, subs, columns, row, column, block_counts, largest,
+                                   procs, d->send.in_place ? c->recvbuf : c->sendbuf);
         free(row_counts);
         free(block_counts);
         return err;

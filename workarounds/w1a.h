@@ -38,8 +38,7 @@
  *    one sub-call down each column, then one along each row (Open MPI: one
  *    Reduce per block in each step, where the configuration lets Reduce
  *    take a block; MPICH: both steps in rounds of 4 MiB pieces of every
- *    block, where it lets Ireduce_scatter take a piece).
- *    Allreduce by
+ *    block, where it lets Ireduce_scatter take a piece). Allreduce by
  *    parts: along each row a Reduce_scatter of the vector (Open MPI: one
  *    Reduce per part), an Allreduce of each part down its column, an
  *    Allgatherv of the parts along the row; each element is moved and
@@ -83,12 +82,12 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * With a non-blocking runner every sub-call is started and kept, except
  * that the root of Reduce runs all groups but the last to completion, the
  * reductions to all run their first step to completion (by pieces, every
- * round but the last one's row step), and by parts the
- * first two steps (the second not off the root's row of Reduce): each
- * one's partial result is the next one's input. Such a step, which every
- * member of its sub-communicator completes, runs in the blocking routine
- * where the configuration lets that take it. Allgather(v)'s copies out
- * run when its sub-calls are done. A blocking runner with `together` set
+ * round but the last one's row step), and by parts the first two steps
+ * (the second not off the root's row of Reduce): each one's partial
+ * result is the next one's input. Such a step, which every member of its
+ * sub-communicator completes, runs in the blocking routine where the
+ * configuration lets that take it. Allgather(v)'s copies out run when its
+ * sub-calls are done. A blocking runner with `together` set
  * starts Gather(v)'s and Scatter(v)'s groups at once in the I-form and
  * returns when all are done; so must every rank's runner be set. */
 int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,

@@ -184,8 +184,8 @@ static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, M
 }
 
 /* A configuration that knows every other routine broken: W1-A keeps to the
- * call's own routine (Reduce and Allreduce not by parts, Reduce_scatter not
- * by blocks, Allgather pairs as a resized type, Gather(v) and Scatter(v)
+ * call's own routine (Reduce and Allreduce not by parts, Reduce_scatter
+ * neither by blocks nor by pieces, Allgather pairs as a resized type, Gather(v) and Scatter(v)
  * group after group). */
 static int refuse(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
