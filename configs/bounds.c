@@ -21,6 +21,7 @@ static const char *const failure_names[] = {
     [SG_FAILURE_UNKNOWN] = "unknown",     [SG_FAILURE_CRASH] = "crash",
     [SG_FAILURE_HANG] = "hang",           [SG_FAILURE_MPI_ERROR] = "mpi-error",
     [SG_FAILURE_OOM] = "oom",             [SG_FAILURE_WRONG_DATA] = "wrong-data",
+    [SG_FAILURE_SLOW] = "slow",
 };
 #define FAILURE_COUNT (sizeof failure_names / sizeof failure_names[0])
 
@@ -50,11 +51,14 @@ enum entry_key {
     KEY_DELTA,
     KEY_FAILURE,
     KEY_WORKAROUND,
+    KEY_INPLACE,
+    KEY_SAFE_SECONDS,
+    KEY_FAIL_SECONDS,
     KEY_COUNT
 };
 static const char *const entry_keys[KEY_COUNT] = {
-    "class", "trigger", "bound",   "type_size",  "procs",
-    "safe_count", "delta", "failure", "workaround",
+    "class",      "trigger", "bound",      "type_size", "procs",        "safe_count",
+    "delta",      "failure", "workaround", "inplace",   "safe_seconds", "fail_seconds",
 };
 
 enum platform_key { PKEY_MPI_LIBRARY, PKEY_HOSTNAME, PKEY_MEASURED, PKEY_LAUNCHER, PKEY_COUNT };
@@ -451,6 +455,31 @@ static int parse_number(struct loader *ld, const char *key, const char *value, i
     return 0;
 }
 
+/* Seconds as the tester writes them: 1 to 20 digits, then optionally '.'
+ * and 1 to 9 digits. Kept as written, so that they read back unchanged. */
+static int parse_seconds(struct loader *ld, const char *key, const char *value, char *seconds,
+                         size_t size)
+{
+    if (value[0] == '-') {
+        fail(ld, ld->line, "negative seconds for %s: '%.40s'", key, value);
+        return -1;
+    }
+    size_t whole = strspn(value, "0123456789");
+    const char *end = value + whole;
+    size_t fraction = *end == '.' ? strspn(end + 1, "0123456789") : 0;
+    if (*end == '.')
+        end += 1 + fraction;
+    if (whole < 1 || whole > 20 || *end != '\0' ||
+        (value[whole] == '.' && (fraction < 1 || fraction > 9))) {
+        fail(ld, ld->line,
+             "bad seconds for %s: '%.40s' (plain decimal: digits, then at most 9 after a '.')",
+             key, value);
+        return -1;
+    }
+    snprintf(seconds, size, "%s", value); /* at most 30 characters */
+    return 0;
+}
+
 static void entry_key(struct loader *ld, const char *key, const char *value)
 {
     struct sg_bound_entry *e = &ld->entry;
@@ -491,7 +520,8 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
         if (index < 0) {
             status = -1;
             fail(ld, ld->line,
-                 "unknown failure '%.40s' (crash, hang, mpi-error, oom or wrong-data)", value);
+                 "unknown failure '%.40s' (crash, hang, mpi-error, oom, wrong-data or slow)",
+                 value);
         } else {
             e->failure = (enum sg_failure)(index + 1);
         }
@@ -505,6 +535,23 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
         } else {
             e->workaround = (enum sg_workaround)index;
         }
+        break;
+    case KEY_INPLACE:
+        e->inplace = strcmp(value, "yes") == 0;
+        if (!e->inplace && strcmp(value, "no") != 0) {
+            status = -1;
+            fail(ld, ld->line, "inplace must be yes or no, not '%.40s'", value);
+        } else if (e->inplace && (e->routine == SG_MPI_Bcast || e->routine == SG_MPI_Ibcast)) {
+            status = -1;
+            fail(ld, ld->line, "%s has no in-place form: inplace = yes is not allowed",
+                 sg_routines[e->routine].name);
+        }
+        break;
+    case KEY_SAFE_SECONDS:
+        status = parse_seconds(ld, key, value, e->safe_seconds, sizeof e->safe_seconds);
+        break;
+    case KEY_FAIL_SECONDS:
+        status = parse_seconds(ld, key, value, e->fail_seconds, sizeof e->fail_seconds);
         break;
     case KEY_COUNT: break;
     }

@@ -19,6 +19,7 @@ enum sg_failure {
     SG_FAILURE_MPI_ERROR,
     SG_FAILURE_OOM,
     SG_FAILURE_WRONG_DATA,
+    SG_FAILURE_SLOW, /* a performance cliff: time per byte jumped more than 10x */
 };
 
 enum sg_workaround {
@@ -47,6 +48,9 @@ struct sg_bound_entry {
     uint64_t delta;          /* the search step */
     enum sg_failure failure;
     enum sg_workaround workaround;
+    int inplace;             /* 1: measured on the MPI_IN_PLACE form (example.ini) */
+    char safe_seconds[32];   /* one call at safe_count, as written; "" when absent */
+    char fail_seconds[32];   /* one call at safe_count + delta, as written; "" when absent */
 };
 
 struct sg_platform {

@@ -24,12 +24,29 @@ static void check_platform(const struct sg_platform *p)
         abort();
 }
 
+/* "" (absent), or digits, then optionally '.' and 1 to 9 digits */
+static void check_seconds(const char *seconds)
+{
+    size_t whole = strspn(seconds, "0123456789");
+    const char *fraction = seconds[whole] == '.' ? seconds + whole + 1 : NULL;
+    size_t digits = fraction ? strspn(fraction, "0123456789") : 0;
+    if (seconds[0] == '\0')
+        return;
+    if (whole == 0 || (fraction ? digits < 1 || digits > 9 || fraction[digits] : seconds[whole]))
+        abort();
+}
+
 static void check_entry(const struct sg_bound_entry *e)
 {
     if ((unsigned)e->routine >= SG_ROUTINE_COUNT || e->ordinal < 1 || e->line < 1)
         abort();
-    if (e->failure > SG_FAILURE_WRONG_DATA || e->workaround > SG_WORKAROUND_NONE)
+    if (e->failure > SG_FAILURE_SLOW || e->workaround > SG_WORKAROUND_NONE)
         abort();
+    if ((e->inplace != 0 && e->inplace != 1) ||
+        (e->inplace && (e->routine == SG_MPI_Bcast || e->routine == SG_MPI_Ibcast)))
+        abort(); /* Bcast has no in-place form */
+    check_seconds(e->safe_seconds);
+    check_seconds(e->fail_seconds);
     switch (e->cls) {
     case SG_CLASS_D:
         if (!sg_routines[e->routine].irregular || e->bound != 0)

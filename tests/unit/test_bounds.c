@@ -114,7 +114,7 @@ static void test_example(void)
     CHECK_STR(b.platform.hostname, "node01");
     CHECK_STR(b.platform.measured, "2026-11-21T21:00:00Z");
     CHECK_STR(b.platform.launcher, "local");
-    CHECK_U64(b.count, 4);
+    CHECK_U64(b.count, 5);
 
     int classes[3] = {0};
     for (size_t i = 0; i < b.count; i++)
@@ -133,6 +133,9 @@ static void test_example(void)
         CHECK_U64(e->delta, 50000000);
         CHECK(e->failure == SG_FAILURE_CRASH);
         CHECK(e->workaround == SG_WORKAROUND_AUTO);
+        CHECK(!e->inplace);
+        CHECK_STR(e->safe_seconds, "");
+        CHECK_STR(e->fail_seconds, "");
     }
     e = find_entry(&b, "MPI_Scatter", 2);
     CHECK(e != NULL && e == &b.entries[1]);
@@ -162,6 +165,19 @@ static void test_example(void)
         CHECK_U64(sg_x_effective_bound(e->bound, e->type_size, e->procs, 16, 4, &exact),
                   134217727);
         CHECK(!exact);
+    }
+    e = find_entry(&b, "MPI_Allgather", 1);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK(e->cls == SG_CLASS_G);
+        CHECK(e->trigger == SG_TRIGGER_SNP);
+        CHECK_U64(e->bound, 1073741824);
+        CHECK_U64(e->safe_count, 268435456);
+        CHECK(e->failure == SG_FAILURE_SLOW);
+        CHECK_STR(sg_failure_name(e->failure), "slow");
+        CHECK_STR(e->safe_seconds, "1.93");
+        CHECK_STR(e->fail_seconds, "27.4");
+        CHECK(e->inplace);
     }
     e = find_entry(&b, "MPI_Gatherv", 1);
     CHECK(e != NULL);
@@ -296,6 +312,38 @@ static void test_accepted_forms(void)
     }
     sg_bounds_free(&b);
 
+    /* inplace, failure = slow and the seconds at their limits; inplace = no
+     * is allowed on Bcast, which has no in-place form. */
+    text = "[MPI_Reduce]\n"
+           "class = G\n"
+           "trigger = sn\n"
+           "bound = 100\n"
+           "failure = slow\n"
+           "inplace = yes\n"
+           "safe_seconds = 0\n"
+           "fail_seconds = 18446744073709551615.000000001\n"
+           "[MPI_Ibcast]\n"
+           "class = G\n"
+           "trigger = n\n"
+           "bound = 1\n"
+           "inplace = no\n"
+           "safe_seconds = 007.5\n";
+    status = load_string(text, &b, NULL, error, sizeof error);
+    CHECK(status == 0);
+    if (status != 0)
+        fprintf(stderr, "%s\n", error);
+    CHECK_U64(b.count, 2);
+    if (b.count == 2) {
+        CHECK(b.entries[0].failure == SG_FAILURE_SLOW);
+        CHECK(b.entries[0].inplace);
+        CHECK_STR(b.entries[0].safe_seconds, "0");
+        CHECK_STR(b.entries[0].fail_seconds, "18446744073709551615.000000001");
+        CHECK(!b.entries[1].inplace);
+        CHECK_STR(b.entries[1].safe_seconds, "007.5");
+        CHECK_STR(b.entries[1].fail_seconds, "");
+    }
+    sg_bounds_free(&b);
+
     /* Empty text, and text without [platform], have no entries. */
     CHECK(sg_bounds_load_text("", 0, "t.ini", &b, NULL, NULL, error, sizeof error) == 0);
     CHECK_U64(b.count, 0);
@@ -354,6 +402,27 @@ static const struct bad_case bad_cases[] = {
     {G_HEAD "bound = 5\nfailure = segfault\n", 5, "unknown failure 'segfault'"},
     {G_HEAD "bound = 5\nfailure = unknown\n", 5, "unknown failure"},
     {G_HEAD "bound = 5\nworkaround = W4\n", 5, "unknown workaround 'W4'"},
+    {G_HEAD "bound = 5\nfailure = slower\n", 5, "wrong-data or slow)"},
+    {G_HEAD "bound = 5\ninplace = maybe\n", 5, "inplace must be yes or no, not 'maybe'"},
+    {G_HEAD "bound = 5\ninplace = Yes\n", 5, "inplace must be yes or no"},
+    {G_HEAD "bound = 5\ninplace =\n", 5, "inplace must be yes or no"},
+    {G_HEAD "bound = 5\ninplace = no\ninplace = no\n", 6, "duplicate key 'inplace'"},
+    {"[MPI_Bcast]\nclass = G\ntrigger = n\nbound = 5\ninplace = yes\n", 5,
+     "MPI_Bcast has no in-place form"},
+    {"[MPI_Ibcast#2]\ninplace = yes\nclass = G\n", 2, "MPI_Ibcast has no in-place form"},
+    {G_HEAD "bound = 5\nsafe_seconds = 1e3\n", 5, "bad seconds for safe_seconds: '1e3'"},
+    {G_HEAD "bound = 5\nsafe_seconds = -1\n", 5, "negative seconds for safe_seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = -0.5\n", 5, "negative seconds for fail_seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = +1\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = 1.\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = .5\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = 0.1234567891\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = 1.2.3\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = 1,5\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = 0.5s\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = inf\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds =\n", 5, "bad seconds"},
+    {G_HEAD "bound = 5\nfail_seconds = 123456789012345678901\n", 5, "bad seconds"},
     {"[platform]\nlauncher = pbs\n", 2, "launcher must be local or slurm"},
     /* required keys: the line of the section header */
     {"[platform]\n\n[MPI_Scatter]\nclass = G\ntrigger = snP\n", 3, "class G needs a bound"},
@@ -502,8 +571,8 @@ static void test_warnings(void)
 /* ---- sg_bounds_replace ---------------------------------------------------- */
 
 struct key_list {
-    char storage[9][64];
-    const char *keys[10];
+    char storage[12][64];
+    const char *keys[13];
     size_t count;
 };
 
@@ -533,19 +602,28 @@ static void format_entry(const struct sg_bound_entry *e, struct key_list *list)
     add_key(list, "delta=%" PRIu64, e->delta);
     add_key(list, "failure=%s", sg_failure_name(e->failure));
     add_key(list, "workaround=%s", sg_workaround_name(e->workaround));
+    add_key(list, "inplace = %s", e->inplace ? "yes" : "no");
+    if (e->safe_seconds[0])
+        add_key(list, "safe_seconds=%s", e->safe_seconds);
+    if (e->fail_seconds[0])
+        add_key(list, " fail_seconds = %s ", e->fail_seconds);
 }
 
 static void test_round_trip(void)
 {
     static const struct sg_bound_entry written[] = {
         {SG_MPI_Iallgatherv, 1, 0, SG_CLASS_G, SG_TRIGGER_NP, 3000000000u, 8, 16, 187500000,
-         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A},
+         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A, 0, "", ""},
         {SG_MPI_Iallgatherv, 2, 0, SG_CLASS_X, SG_TRIGGER_N, 5952, 1, 48, 124, 8,
-         SG_FAILURE_HANG, SG_WORKAROUND_W1B},
+         SG_FAILURE_HANG, SG_WORKAROUND_W1B, 0, "", ""},
         {SG_MPI_Iallgatherv, 3, 0, SG_CLASS_D, SG_TRIGGER_SNP, 0, 4, 1024, 1, 2,
-         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3},
+         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3, 0, "", ""},
         {SG_MPI_Iallgatherv, 4, 0, SG_CLASS_G, SG_TRIGGER_SN, UINT64_MAX, 1, 1, UINT64_MAX, 0,
-         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2},
+         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2, 0, "", ""},
+        {SG_MPI_Iallgatherv, 5, 0, SG_CLASS_G, SG_TRIGGER_SNP, 1073741824, 1, 4, 268435456,
+         16777216, SG_FAILURE_SLOW, SG_WORKAROUND_AUTO, 1, "0.0123", "12.000000001"},
+        {SG_MPI_Iallgatherv, 6, 0, SG_CLASS_X, SG_TRIGGER_N, 77, 2, 3, 70, 7, SG_FAILURE_SLOW,
+         SG_WORKAROUND_W1B, 0, "", "3"},
     };
     enum { COUNT = sizeof written / sizeof written[0] };
     struct key_list lists[COUNT];
@@ -590,11 +668,19 @@ static void test_round_trip(void)
         CHECK_U64(r->delta, w->delta);
         CHECK(r->failure == w->failure);
         CHECK(r->workaround == w->workaround);
+        CHECK(r->inplace == w->inplace);
+        CHECK_STR(r->safe_seconds, w->safe_seconds);
+        CHECK_STR(r->fail_seconds, w->fail_seconds);
     }
     sg_bounds_free(&b);
 
     /* Replacing a section by the same entries changes nothing. */
     char *before = read_text(path);
+    CHECK(before && strstr(before, "[MPI_Iallgatherv#5]\nclass = G\ntrigger = snP\n"
+                                   "bound = 1073741824\ntype_size = 1\nprocs = 4\n"
+                                   "safe_count = 268435456\ndelta = 16777216\n"
+                                   "failure = slow\nworkaround = auto\ninplace = yes\n"
+                                   "safe_seconds = 0.0123\nfail_seconds = 12.000000001\n"));
     CHECK(sg_bounds_replace(path, "MPI_Iallgatherv", entries, COUNT, error, sizeof error) == 0);
     char *after = read_text(path);
     CHECK(before && after && strcmp(before, after) == 0);
@@ -691,6 +777,14 @@ static void test_merge(void)
     const char *const *unknown_one[] = {unknown_key};
     CHECK(sg_bounds_replace(path, "MPI_Scatter", unknown_one, 1, error, sizeof error) == -1);
     CHECK(strstr(error, "unknown key") != NULL);
+    const char *bcast_in_place[] = {"class=G", "trigger=n", "bound=5", "inplace=yes", NULL};
+    const char *const *bcast_one[] = {bcast_in_place};
+    CHECK(sg_bounds_replace(path, "MPI_Bcast", bcast_one, 1, error, sizeof error) == -1);
+    CHECK(strstr(error, "MPI_Bcast has no in-place form") != NULL);
+    const char *exponent[] = {"class=G", "trigger=n", "bound=5", "safe_seconds=1e3", NULL};
+    const char *const *exponent_one[] = {exponent};
+    CHECK(sg_bounds_replace(path, "MPI_Scatter", exponent_one, 1, error, sizeof error) == -1);
+    CHECK(strstr(error, "bad seconds for safe_seconds") != NULL);
     const char *injected[] = {"class=G\n[MPI_Bcast]", NULL};
     const char *const *injected_one[] = {injected};
     CHECK(sg_bounds_replace(path, "MPI_Scatter", injected_one, 1, error, sizeof error) == -1);

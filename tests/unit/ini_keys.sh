@@ -1,0 +1,44 @@
+#!/bin/sh
+# ini_keys.sh SCALEGUARD_INI: `scaleguard-ini replace` takes the keys the
+# tester writes for an in-place, slow entry, and refuses a bad one with its
+# line, leaving the file as it was.
+set -eu
+tool=$1
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+file=$dir/bounds.ini
+
+fail() {
+    echo "ini_keys.sh: $*" >&2
+    exit 1
+}
+
+"$tool" replace "$file" MPI_Allgather --entry class=G trigger=snP bound=4000 inplace=yes \
+    failure=slow safe_seconds=0.0123 fail_seconds=0.5
+expected='[MPI_Allgather]
+class = G
+trigger = snP
+bound = 4000
+inplace = yes
+failure = slow
+safe_seconds = 0.0123
+fail_seconds = 0.5'
+[ "$(cat "$file")" = "$expected" ] || fail "unexpected file: $(cat "$file")"
+"$tool" check "$file" >/dev/null || fail "check refused the written file"
+cp "$file" "$dir/before.ini"
+
+# MPI_Bcast has no in-place form: its inplace line would be line 14
+if "$tool" replace "$file" MPI_Bcast --entry class=G trigger=n bound=5 inplace=yes \
+    2>"$dir/error"; then
+    fail "inplace = yes accepted on MPI_Bcast"
+fi
+grep -q "bounds.ini:14: MPI_Bcast has no in-place form" "$dir/error" ||
+    fail "unexpected error: $(cat "$dir/error")"
+if "$tool" replace "$file" MPI_Allgather --entry class=G trigger=snP bound=4000 \
+    safe_seconds=1e3 2>"$dir/error"; then
+    fail "safe_seconds = 1e3 accepted"
+fi
+grep -q "bounds.ini:5: bad seconds for safe_seconds: '1e3'" "$dir/error" ||
+    fail "unexpected error: $(cat "$dir/error")"
+cmp -s "$file" "$dir/before.ini" || fail "a refused replace changed the file"
+echo "ini_keys.sh: passed"
