@@ -30,6 +30,22 @@ static void warn_on_rank0(void *context, const char *message)
         sg_log(SG_LOG_WARN, NULL, "%s", message);
 }
 
+/* Whether routine r takes MPI_IN_PLACE on every rank or none (sg_rules_of):
+ * the routines without a root. */
+static int in_place_everywhere(enum sg_routine r)
+{
+    switch (r) {
+    case SG_MPI_Allgather: case SG_MPI_Iallgather: case SG_MPI_Allgatherv:
+    case SG_MPI_Iallgatherv: case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
+    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv: case SG_MPI_Allreduce:
+    case SG_MPI_Iallreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
+    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void load_layer(void)
 {
     const char *level = getenv("SCALEGUARD_LOG");
@@ -59,8 +75,9 @@ static void load_layer(void)
             sg_log(SG_LOG_WARN, NULL, "%s; going on with Class D protection only", error);
         return;
     }
-    /* One array of pointers, grouped by routine, each group in file order. */
-    layer.index = calloc(layer.bounds.count ? layer.bounds.count : 1, sizeof *layer.index);
+    /* Two arrays of pointers in one, grouped by routine, each group in file
+     * order: every entry, then only those for calls not in place. */
+    layer.index = calloc(layer.bounds.count ? 2 * layer.bounds.count : 1, sizeof *layer.index);
     if (layer.index == NULL) {
         sg_bounds_free(&layer.bounds);
         sg_log(SG_LOG_WARN, NULL, "out of memory loading %s; Class D protection only", path);
@@ -73,6 +90,17 @@ static void load_layer(void)
             if (layer.bounds.entries[i].routine == (enum sg_routine)r)
                 *next++ = &layer.bounds.entries[i];
         layer.rules[r].count = (size_t)(next - layer.rules[r].entries);
+    }
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+        layer.rules_not_in_place[r].entries = next;
+        for (size_t i = 0; i < layer.bounds.count; i++) {
+            const struct sg_bound_entry *e = &layer.bounds.entries[i];
+            int in_place_only = e->inplace && in_place_everywhere(e->routine);
+            if (e->routine == (enum sg_routine)r && !in_place_only)
+                *next++ = e;
+        }
+        layer.rules_not_in_place[r].count =
+            (size_t)(next - layer.rules_not_in_place[r].entries);
     }
     if (world_rank() == 0)
         sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer.bounds.count, path);

@@ -18,12 +18,29 @@ struct sg_rules {
 struct sg_layer {
     enum sg_log_level log_level;
     struct sg_bounds bounds;                 /* owns the entries */
-    const struct sg_bound_entry **index;     /* entries grouped by routine */
-    struct sg_rules rules[SG_ROUTINE_COUNT]; /* views into `index` */
+    const struct sg_bound_entry **index;     /* entries grouped by routine, twice */
+    struct sg_rules rules[SG_ROUTINE_COUNT]; /* views into `index`: every entry */
+    /* The same without the inplace = yes entries of the routines whose ranks
+     * all pass MPI_IN_PLACE together (sg_rules_of). */
+    struct sg_rules rules_not_in_place[SG_ROUTINE_COUNT];
 };
 
 /* The configuration, loaded on the first intercepted call (thread-safe). */
 const struct sg_layer *sg_layer(void);
+
+/* The entries that apply to call c. An inplace = yes entry was measured on
+ * the MPI_IN_PLACE form. Allgather(v), Alltoall(v), Allreduce,
+ * Reduce_scatter(_block) and their I-forms take MPI_IN_PLACE on every rank
+ * or none, so every rank knows: the entry applies to in-place calls only.
+ * Where only the root passes it (Gather(v), Scatter(v), Reduce, I-forms),
+ * the other ranks cannot tell, and all must decide alike: the entry applies
+ * to every call (the conservative reading). Bcast has no in-place form. */
+static inline const struct sg_rules *sg_rules_of(const struct sg_layer *layer,
+                                                 const struct sg_call *c)
+{
+    return c->sendbuf == MPI_IN_PLACE ? &layer->rules[c->routine]
+                                      : &layer->rules_not_in_place[c->routine];
+}
 
 /* printf-like, prefixed "scaleguard: ", to stderr, if level is enabled.
  * `once` non-NULL: print only the first time that flag is seen. */

@@ -168,6 +168,8 @@ struct verdict {
 
 static atomic_flag x_off_point_once = ATOMIC_FLAG_INIT;
 
+/* The call against every entry in `rules` (for a call: those that apply to
+ * it, sg_rules_of): the first that triggers decides, and each limits n. */
 static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const char *routine,
                   struct verdict *v)
 {
@@ -331,7 +333,8 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
 }
 
 /* sg_routine_allows, for the workarounds: whether no entry of routine r
- * triggers for such a call. */
+ * triggers for such a call. Its inplace = yes entries count too: whether
+ * the sub-call is in place is not asked (the conservative reading). */
 static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
     struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1, .complete = 1};
@@ -424,7 +427,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
 static int sg_protect(struct sg_call *c)
 {
     const struct sg_layer *layer = sg_layer();
-    const struct sg_rules *rules = &layer->rules[c->routine];
+    const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
     const struct sg_routine_info *info = &sg_routines[c->routine];
     if (rules->count == 0 && (!info->irregular || !needs_a_look(c))) {
         if (layer->log_level >= SG_LOG_INFO)
