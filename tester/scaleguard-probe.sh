@@ -2,17 +2,20 @@
 # scaleguard-probe: find the safe bound of MPI collectives and classify the
 # failure past it (paper section III-B, Table IX), then write the bounds INI.
 #
-# For each routine:
+# For each routine, each form (plain, MPI_IN_PLACE) and each P:
 #   1. doubling: n = start, 2 start, 4 start, ... until a failure, INT_MAX,
 #      --max-count or the memory limit. Small sizes share one job; the time
 #      limit of each later job is 10x the wall time of the last passing one
 #      (never below --time-limit), so a slow size is not mistaken for a hang.
+#      A size whose time per byte is more than 10x that of the size 16 times
+#      smaller (a performance cliff), confirmed by a repeat, fails as `slow`.
 #   2. refinement between n' (passed) and 2n' (failed) on the grid
 #      Delta = n'/f: bisection (log2 f jobs) or the paper's linear scan.
 #   3. Class D when a v-routine's first failure is where its int
 #      displacements overflow; otherwise verification at (s, 2P) and (2s, P)
 #      and the Table IX classification (scaleguard-ini classify), each size
-#      a job of its own, with sparse data where dense data do not fit.
+#      a job of its own (or implied by a job already made), with sparse data
+#      where dense data do not fit.
 # The INI's counts are in the n the protection layer computes (for
 # Reduce_scatter(_block) the sum of the counts: P times the bench's count).
 # Every job's result is appended to the state folder as it lands: a driver
@@ -21,37 +24,53 @@ set -euo pipefail
 
 readonly INT_MAX=2147483647
 # Jobs up to this many predicted buffer bytes run their sizes together.
-readonly SMALL_JOB_BYTES=$((64 << 20))
+readonly SMALL_JOB_BYTES=$((256 << 20))
 # What an MPI process needs besides its buffers, for the memory prediction.
 readonly RUNTIME_BYTES_PER_RANK=$((64 << 20))
+# A job's measured peak memory predicts larger sizes once its buffers are at
+# least this large (below it the runtime's fixed part dominates the ratio).
+readonly MEASURED_FROM_BYTES=$((256 << 20))
+# Performance cliffs: time per byte more than SLOW_FACTOR times that of the
+# size SLOW_REFERENCE times smaller, on a call of at least SLOW_MIN_SECONDS
+# (below it one call's time is the scheduler's, on oversubscribed cores).
+readonly SLOW_FACTOR=10 SLOW_REFERENCE=16 SLOW_MIN_SECONDS=0.05 SLOW_REPEAT_ITERS=3
+# A job that ends by its time limit runs once more with this many times the
+# limit before it counts as a hang.
+readonly RETRY_FACTOR=3
 
 usage() {
   cat <<'EOF'
-Usage: scaleguard-probe --collective NAME|all --procs P --type-size S --output FILE
+Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --output FILE
+                        [--forms plain|inplace|plain,inplace] [--inplace]
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
-                        [--inplace] [--refine bisect|linear] [--state DIR]
+                        [--refine bisect|linear] [--state DIR]
                         [--bench-preload LIB]... [--bench-env NAME=VALUE]...
 
 Finds the largest count n_s at which the collective still works with P
 processes and elements of S bytes (1, 2, 4 or 8), classifies the failure past
-it (Class D, G or X), and writes or merges the routine's section and
-[platform] in the bounds INI FILE (workaround = auto). Counts in the INI are
-the layer's n: for Reduce_scatter(_block) the sum of the counts, P times the
-bench's count.
+it (Class D, G or X), and writes the routine's sections and [platform] in the
+bounds INI FILE (workaround = auto). Counts in the INI are the layer's n: for
+Reduce_scatter(_block) the sum of the counts, P times the bench's count.
 
   --collective NAME   an MPI collective (MPI_Scatter, MPI_Igatherv, ...) or
                       `all` for the 26 of them, one after another
+  --procs P,...       one search per process count, largest first
+  --forms LIST        plain (default), inplace (MPI_IN_PLACE wherever the
+                      routine allows it; its entries get `inplace = yes`) or
+                      both, each a search of its own; Bcast has no in-place form
+  --inplace           the same as --forms inplace
   --launcher          local (default): this MPI's mpiexec; slurm: sbatch jobs
                       from the templates in share/scaleguard/jobs
   --factor F          refinement grid Delta = n'/F (default 16, a power of 2)
   --start-count N     first count of the doubling (default 1)
   --max-count N       largest count tried (default and at most INT_MAX)
   --time-limit SEC    limit of the first job and floor of all later ones
-                      (default 60); later limits are 10x the last passing job
+                      (default 60); later limits are 10x the last passing job;
+                      a job that reaches its limit runs once more with 3x it
+                      before it counts as a hang
   --memory-limit B    no job predicted to need more than B bytes is run, and
                       jobs are held to it (default 80% of this node's memory)
-  --inplace           use MPI_IN_PLACE where the routine allows it
   --refine            bisect (default) or linear (the paper's scan)
   --state DIR         job results, logs (default FILE.state); rerunning with
                       the same arguments reuses every finished job
@@ -74,24 +93,25 @@ bench=$here/scaleguard-bench
 ini_tool=$here/scaleguard-ini
 launchers=$prefix/libexec/scaleguard
 
-collective='' procs='' type_size='' output='' launcher=local factor=16 start_count=1
-max_count=$INT_MAX time_limit=60 memory_limit='' inplace=0 refine=bisect state=
+collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
+max_count=$INT_MAX time_limit=60 memory_limit='' forms_list=plain refine=bisect state=
 preloads=() bench_envs=()
 
 while (($#)); do
   option=$1
   case $option in
     --help | -h) usage; exit 0 ;;
-    --inplace) inplace=1; shift; continue ;;
+    --inplace) forms_list=inplace; shift; continue ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
   value=$2
   shift 2
   case $option in
     --collective) collective=$value ;;
-    --procs) procs=$value ;;
+    --procs) procs_list=$value ;;
     --type-size) type_size=$value ;;
     --output) output=$value ;;
+    --forms) forms_list=$value ;;
     --launcher) launcher=$value ;;
     --factor) factor=$value ;;
     --start-count) start_count=$value ;;
@@ -112,7 +132,15 @@ is_count() { [[ $1 =~ ^[1-9][0-9]{0,18}$ ]]; }
 
 [[ -n $collective ]] || die_usage "--collective is required"
 [[ -n $output ]] || die_usage "--output is required"
-is_count "$procs" || die_usage "--procs must be a positive integer"
+[[ $procs_list =~ ^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5})*$ ]] ||
+  die_usage "--procs must be a positive integer or a comma list of them"
+# Largest first: its results answer the smaller P's verification at 2P.
+mapfile -t procs_all < <(tr , '\n' <<<"$procs_list" | sort -rnu)
+[[ $forms_list =~ ^(plain|inplace|plain,inplace|inplace,plain)$ ]] ||
+  die_usage "--forms must be plain, inplace or plain,inplace"
+forms=()
+[[ $forms_list == *plain* ]] && forms+=(0)
+[[ $forms_list == *inplace* ]] && forms+=(1)
 [[ $type_size =~ ^(1|2|4|8)$ ]] || die_usage "--type-size must be 1, 2, 4 or 8"
 [[ $launcher =~ ^(local|slurm)$ ]] || die_usage "--launcher must be local or slurm"
 [[ $refine =~ ^(bisect|linear)$ ]] || die_usage "--refine must be bisect or linear"
@@ -156,15 +184,26 @@ touch "$journal"
 # ---- jobs and their journal --------------------------------------------------
 
 # The journal: one line per finished job, tab-separated
-#   KEY  status=..  exit=..  seconds=..  COUNT=OUTCOME,...  end
-# A line without its final `end` was cut short by a kill and does not count.
+#   KEY  status=..  exit=..  seconds=..  COUNT=OUTCOME,...  [NAME=VALUE...]  end
+# where the NAME=VALUE fields are times=COUNT:SECONDS,... (one call of each
+# size that finished), peaks=COUNT:BYTES,... (the ranks' peak resident memory,
+# summed), retried=LIMIT (the job reached that limit once and this is its
+# second run) and started=EPOCH. A line without its final `end` was cut short
+# by a kill and does not count.
 declare -A journaled=()
-while IFS=$'\t' read -r key status code seconds results end; do
-  [[ $end == end ]] && journaled[$key]="$status $code $seconds $results"
+while IFS=$'\t' read -ra line; do
+  if ((${#line[@]} < 6)) || [[ ${line[-1]} != end ]]; then continue; fi
+  journaled[${line[0]}]="${line[*]:1:${#line[@]}-2}"
 done <"$journal"
 
-declare -A outcome=() # "P:s:n" -> pass | crash | hang | mpi-error | oom | wrong-data
+# Keyed by FORM:P:S:N (FORM 1 in place): the outcome of that size (pass,
+# crash, hang, mpi-error, oom, wrong-data, slow) and the seconds of one call.
+declare -A outcome=() seconds_of=()
+# Keyed by FORM:P: the largest measured ratio of a job's peak memory to its
+# prediction from the buffers alone (predicted_bytes).
+declare -A memory_ratio=()
 jobs_run=0 jobs_reused=0 job_seconds=0 library=
+inplace=0 # the form of the search under way
 
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
@@ -184,57 +223,83 @@ outcome_of_ending() {
   esac
 }
 
-# run_job ROUTINE P S LIMIT SPARSE COUNT... : one job over ascending counts
-# (SPARSE 1: the bench's --sparse data); fills `outcome` and sets job_wall
-# (seconds). Sizes after the first failure are not run.
+# launch LIMIT LOG BENCH_ARGS...: one run of the bench; sets `launched` to the
+# launcher's status line.
+launch() {
+  local limit=$1 log=$2 item
+  shift 2
+  local job=("$launchers/launch-$launcher" --procs "$p" --time-limit "$limit" --log "$log"
+    --memory-limit "$memory_limit" --job-name "sg-$routine")
+  for item in "${preloads[@]}"; do job+=(--preload "$item"); done
+  for item in "${bench_envs[@]}"; do job+=(--env "$item"); done
+  launched=$("${job[@]}" -- "$bench" "$@") ||
+    { echo "launcher failed (log: $log)"; exit 1; }
+}
+
+# run_job LIMIT SPARSE ITERS COUNT... : one job of `routine` at (p, s, inplace)
+# over ascending counts (SPARSE 1: the bench's --sparse data; ITERS calls per
+# size); fills `outcome` and `seconds_of` and sets job_wall (seconds). Sizes
+# after the first failure are not run.
 run_job() {
-  local routine=$1 p=$2 s=$3 limit=$4 sparse=$5
-  shift 5
+  local limit=$1 sparse=$2 iters=$3
+  shift 3
   local counts=("$@")
   local list
   list=$(IFS=,; echo "${counts[*]}")
   local key="routine=$routine procs=$p type_size=$s inplace=$inplace"
   ((sparse)) && key+=" sparse=1"
+  ((iters > 1)) && key+=" iters=$iters"
   key+=" counts=$list launcher=$launcher preload=${preloads[*]} env=${bench_envs[*]}"
   local shown="${counts[0]}"
   ((${#counts[@]} == 1)) || shown+="..${counts[-1]} (${#counts[@]} sizes)"
   ((sparse)) && shown+=" (sparse data)"
+  ((iters > 1)) && shown+=" ($iters calls each)"
   local record=${journaled[$key]:-}
+  local form=
+  ((inplace)) && form=" in place"
   if [[ -n $record ]]; then
     jobs_reused=$((jobs_reused + 1))
-    printf 'probe: %s P=%s s=%s n=%s: reused\n' "$routine" "$p" "$s" "$shown"
+    printf 'probe: %s%s P=%s s=%s n=%s: reused\n' "$routine" "$form" "$p" "$s" "$shown"
   else
     # A job of a killed driver may still be running: never share its log.
     local log="$state/logs/job-$(($(wc -l <"$journal") + 1))-$$.log"
-    local launch=("$launchers/launch-$launcher" --procs "$p" --time-limit "$limit" --log "$log"
-      --memory-limit "$memory_limit" --job-name "sg-$routine")
-    local item
-    for item in "${preloads[@]}"; do launch+=(--preload "$item"); done
-    for item in "${bench_envs[@]}"; do launch+=(--env "$item"); done
     local bench_args=(-c "$routine" -n "$list" -s "$s")
     ((inplace)) && bench_args+=(--inplace)
     ((sparse)) && bench_args+=(--sparse)
-    printf 'probe: %s P=%s s=%s n=%s, limit %s s: ' "$routine" "$p" "$s" "$shown" "$limit"
-    local line status code seconds
-    line=$("${launch[@]}" -- "$bench" "${bench_args[@]}") ||
-      { echo "launcher failed (log: $log)"; exit 1; }
-    read -r status code seconds <<<"$line"
+    ((iters > 1)) && bench_args+=(-i "$iters")
+    local started=$EPOCHSECONDS retried=''
+    printf 'probe: %s%s P=%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" "$s" "$shown" "$limit"
+    launch "$limit" "$log" "${bench_args[@]}"
+    if [[ $launched == status=timeout* ]]; then
+      # A loaded machine must not write a false bound: a hang is a job that
+      # reaches its limit twice, the second time a longer one.
+      retried=$limit
+      limit=$((RETRY_FACTOR * limit))
+      printf 'reached the limit; again with %s s: ' "$limit"
+      mv "$log" "${log%.log}-first.log"
+      launch "$limit" "$log" "${bench_args[@]}"
+    fi
+    local status code seconds
+    read -r status code seconds <<<"$launched"
     status=${status#status=} code=${code#exit=} seconds=${seconds#seconds=}
     [[ -n $status && -n $code && -n $seconds ]] ||
-      { echo "bad launcher report '$line'"; exit 1; }
+      { echo "bad launcher report '$launched'"; exit 1; }
     # Result lines of the sizes that finished, then the ending for the next.
-    declare -A result=()
-    local count value
-    while read -r count value; do
-      result[$count]=$value
-    done < <(sed -n 's/^scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\).*/\1 \2/p' "$log")
+    declare -A result=() time=() peak=()
+    local count value secs bytes
+    while read -r count value secs bytes; do
+      result[$count]=$value time[$count]=$secs
+      [[ -z $bytes ]] || peak[$count]=$bytes
+    done < <(sed -n 's/^scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\)\( peak_rss=\([0-9]*\)\)\{0,1\}.*/\1 \2 \3 \5/p' "$log")
     [[ -n $library ]] || library=$(sed -n 's/^# scaleguard-bench: mpi_library=//p' "$log" | head -1)
-    local results=() ended=0
+    local results=() times=() peaks=() ended=0
     for count in "${counts[@]}"; do
       if ((ended)); then
         value=not-run
       elif [[ -n ${result[$count]:-} ]]; then
         value=${result[$count]}
+        times+=("$count:${time[$count]}")
+        [[ -z ${peak[$count]:-} ]] || peaks+=("$count:${peak[$count]}")
       else
         [[ $status != completed ]] ||
           { echo "the bench finished without a result for n=$count (log: $log)"; exit 1; }
@@ -243,20 +308,35 @@ run_job() {
       [[ $value == pass || $value == not-run ]] || ended=1
       results+=("$count=$value")
     done
-    record="status=$status exit=$code seconds=$seconds $(IFS=,; echo "${results[*]}")"
-    printf '%s\t%s\t%s\t%s\t%s\tend\n' "$key" "status=$status" "exit=$code" \
-      "seconds=$seconds" "$(IFS=,; echo "${results[*]}")" >>"$journal"
+    local fields=("status=$status" "exit=$code" "seconds=$seconds"
+      "$(IFS=,; echo "${results[*]}")" "times=$(IFS=,; echo "${times[*]}")"
+      "peaks=$(IFS=,; echo "${peaks[*]}")")
+    [[ -z $retried ]] || fields+=("retried=$retried")
+    fields+=("started=$started")
+    { printf '%s' "$key"; printf '\t%s' "${fields[@]}" end; echo; } >>"$journal"
+    record="${fields[*]}"
     journaled[$key]=$record
     jobs_run=$((jobs_run + 1))
-    echo "$status in $seconds s"
+    echo "$status in $seconds s${retried:+ (after reaching ${retried} s once)}"
   fi
-  local fields item
-  read -ra fields <<<"$record"
-  job_wall=${fields[2]#seconds=}
+  local parts item
+  read -ra parts <<<"$record"
+  job_wall=${parts[2]#seconds=}
   job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" 'BEGIN { print a + b }')
-  IFS=, read -ra fields <<<"${fields[3]}"
+  local where=$inplace:$p:$s
+  IFS=, read -ra fields <<<"${parts[3]}"
   for item in "${fields[@]}"; do
-    [[ ${item#*=} == not-run ]] || outcome[$p:$s:${item%%=*}]=${item#*=}
+    [[ ${item#*=} == not-run ]] || outcome[$where:${item%%=*}]=${item#*=}
+  done
+  local extra pair
+  for extra in "${parts[@]:4}"; do
+    case $extra in
+      times=*)
+        IFS=, read -ra fields <<<"${extra#times=}"
+        for pair in "${fields[@]}"; do seconds_of[$where:${pair%%:*}]=${pair#*:}; done ;;
+      peaks=?*)
+        ((sparse)) || learn_memory "${extra#peaks=}" ;;
+    esac
   done
 }
 
@@ -273,11 +353,13 @@ larger_limit() {
   echo $((next > $1 ? next : $1))
 }
 
-# buffer_bytes ROUTINE P S N [SPARSE]: the bench's buffer bytes for one job
-# (all ranks), as it allocates them; with SPARSE 1 those it touches.
+# ---- memory ------------------------------------------------------------------
+
+# buffer_bytes P S N [SPARSE]: the bench's buffer bytes for one job of
+# `routine` (all ranks), as it allocates them; with SPARSE 1 those it touches.
 buffer_bytes() {
-  local routine=$1 p=$2 s=$3 n=$4 sparse=${5:-0} line
-  local args=(--predict-memory -c "$routine" -n "$n" -s "$s" --procs "$p")
+  local procs=$1 size=$2 n=$3 sparse=${4:-0} line
+  local args=(--predict-memory -c "$routine" -n "$n" -s "$size" --procs "$procs")
   ((inplace)) && args+=(--inplace)
   ((sparse)) && args+=(--sparse)
   line=$("$bench" "${args[@]}")
@@ -285,21 +367,57 @@ buffer_bytes() {
   echo "${line%% *}"
 }
 
-# predicted_bytes ROUTINE P S N [SPARSE]: the memory one job needs: the
-# buffers the bench touches and the MPI runtime. A reduction needs more, with
-# sparse data or not: measured here, Open MPI 4.1.4's Reduce_scatter peaks per
-# rank at 2 (P = 2) to 2.25 (P = 4) times the dense buffers, because it makes
-# every page of the send buffer resident and holds 1.5 times the vector of its
-# own; predicted as 9/4 of the dense buffers. A job must not run out of memory
-# and have that taken for the MPI's bug.
-predicted_bytes() {
-  local routine=$1 p=$2 s=$3 n=$4 sparse=${5:-0} bytes
+# The prediction from the buffers alone: what the bench touches plus the MPI
+# runtime; a reduction 9/4 of its dense buffers whatever the data (Open MPI
+# 4.1.4's Reduce_scatter makes every page of the send buffer resident and
+# holds 1.5 times the vector of its own: a peak per rank of 2 to 2.25 times
+# the dense buffers).
+static_bytes() {
+  local procs=$1 size=$2 n=$3 sparse=${4:-0} bytes
   if [[ ${routine,,} == *reduce* ]]; then
-    bytes=$(($(buffer_bytes "$routine" "$p" "$s" "$n") * 9 / 4))
+    bytes=$(($(buffer_bytes "$procs" "$size" "$n") * 9 / 4))
   else
-    bytes=$(buffer_bytes "$routine" "$p" "$s" "$n" "$sparse")
+    bytes=$(buffer_bytes "$procs" "$size" "$n" "$sparse")
   fi
-  echo $((bytes + p * RUNTIME_BYTES_PER_RANK))
+  echo $((bytes + procs * RUNTIME_BYTES_PER_RANK))
+}
+
+# learn_memory COUNT:BYTES,... : from a dense job at (p, s, inplace), the
+# ratio of its measured peak (the sum over the ranks of each one's peak
+# resident memory, at the job's largest size) to its dense buffers plus the
+# runtime. Kept per form and P, the largest seen.
+learn_memory() {
+  local last=${1##*,} n bytes buffers ratio
+  n=${last%%:*} bytes=${last#*:}
+  buffers=$(buffer_bytes "$p" "$s" "$n")
+  ((buffers >= MEASURED_FROM_BYTES)) || return 0
+  ratio=$(awk -v m="$bytes" -v b="$buffers" -v r=$((p * RUNTIME_BYTES_PER_RANK)) \
+    'BEGIN { printf "%.4f", m / (b + r) }')
+  local key=$inplace:$p
+  if [[ -z ${memory_ratio[$key]:-} ]] ||
+    awk -v a="$ratio" -v b="${memory_ratio[$key]}" 'BEGIN { exit !(a > b) }'; then
+    memory_ratio[$key]=$ratio
+  fi
+}
+
+# predicted_bytes P S N [SPARSE]: the memory one job needs. Once a dense job
+# of this form and P with at least MEASURED_FROM_BYTES of buffers has run,
+# its measured ratio (learn_memory) times the dense buffers plus runtime,
+# with a margin of 1/8: the ratio comes from a size at most half as large,
+# where the runtime's fixed part weighs more, and the MPI's temporaries grow
+# with the message; the margin covers the allocator's rounding and the
+# difference between runs. Before that, and for sparse data (whose untouched
+# pages the ratio of a dense job does not describe), static_bytes. A job must
+# not run out of memory and have that taken for the MPI's bug.
+predicted_bytes() {
+  local procs=$1 size=$2 n=$3 sparse=${4:-0}
+  local ratio=${memory_ratio[$inplace:$procs]:-}
+  if [[ -n $ratio ]] && ((sparse == 0)); then
+    local dense=$(($(buffer_bytes "$procs" "$size" "$n") + procs * RUNTIME_BYTES_PER_RANK))
+    awk -v d="$dense" -v r="$ratio" 'BEGIN { printf "%.0f", d * (r > 1 ? r : 1) * 9 / 8 }'
+  else
+    static_bytes "$@"
+  fi
 }
 
 fits() { (($(predicted_bytes "$@") <= memory_limit)); }
@@ -308,11 +426,43 @@ fits() { (($(predicted_bytes "$@") <= memory_limit)); }
 # times this: for Reduce_scatter(_block) the layer's n is the whole vector,
 # the sum of the counts, P times the bench's -n (each rank's block).
 layer_scale() {
-  case $1 in
+  case $routine in
     MPI_Reduce_scatter | MPI_Ireduce_scatter | MPI_Reduce_scatter_block | \
-      MPI_Ireduce_scatter_block) echo "$2" ;;
+      MPI_Ireduce_scatter_block) echo "$1" ;;
     *) echo 1 ;;
   esac
+}
+
+# ---- performance cliffs ------------------------------------------------------
+
+# is_slow P S N: whether size N at (P, S, inplace) passed but spent more than
+# SLOW_FACTOR times the time per byte of N / SLOW_REFERENCE (both measured),
+# in a call of at least SLOW_MIN_SECONDS.
+is_slow() {
+  local where=$inplace:$1:$2 n=$3 reference=$(($3 / SLOW_REFERENCE))
+  [[ ${outcome[$where:$n]:-} == pass && ${outcome[$where:$reference]:-} == pass ]] || return 1
+  awk -v t="${seconds_of[$where:$n]}" -v tr="${seconds_of[$where:$reference]}" -v n="$n" \
+    -v nr="$reference" -v f=$SLOW_FACTOR -v floor=$SLOW_MIN_SECONDS \
+    'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }'
+}
+
+# judge_slow P S N: under mode slow, a passing size that is slow counts as
+# the failure `slow`.
+judge_slow() {
+  [[ $mode == slow ]] || return 0
+  ! is_slow "$@" || outcome[$inplace:$1:$2:$3]=slow
+}
+
+# run_point LIMIT SPARSE N: one size of the refinement or verification, a job
+# of its own; under mode slow with its reference size before it.
+run_point() {
+  local limit=$1 sparse=$2 n=$3
+  if [[ $mode == slow ]] && ((n / SLOW_REFERENCE >= 1)); then
+    run_job "$limit" "$sparse" 1 $((n / SLOW_REFERENCE)) "$n"
+  else
+    run_job "$limit" "$sparse" 1 "$n"
+  fi
+  judge_slow "$p" "$s" "$n"
 }
 
 # ---- the search of one routine -----------------------------------------------
@@ -338,94 +488,157 @@ letter() {
   esac
 }
 
-# verify_point ROUTINE P S COUNT LIMIT: one size of the verification, a job
-# of its own: dense data where the job fits the memory limit, else sparse
-# data (the bench's --sparse), else not run. Sets point_letter.
+# implied P S N: a letter for size N at (P, S, inplace) from the jobs already
+# made, as the search itself reads them (a size passes when a larger one
+# did, fails when a smaller one failed), or nothing. Not for cliffs, whose
+# verdict needs the size's own time.
+implied() {
+  [[ $mode == fail ]] || return 0
+  local prefix=$inplace:$1:$2: key m value
+  for key in "${!outcome[@]}"; do
+    [[ $key == "$prefix"* ]] || continue
+    m=${key#"$prefix"} value=${outcome[$key]}
+    if [[ $value == pass ]] && ((m >= $3)); then
+      echo "p $m"
+      return 0
+    elif [[ $value != pass && $value != oom && $value != slow ]] && ((m <= $3)); then
+      echo "f $m"
+      return 0
+    fi
+  done
+}
+
+# verify_point P S COUNT LIMIT: one size of the verification: implied by a
+# job already made, or a job of its own: dense data where the job fits the
+# memory limit, else sparse data (the bench's --sparse), else not run.
+# Sets point_letter.
 verify_point() {
-  local routine=$1 p=$2 s=$3 n=$4 limit=$5 sparse=0
+  local procs=$1 size=$2 n=$3 limit=$4 sparse=0 known
   point_letter=-
-  ((s <= 8 && n >= 1 && n <= INT_MAX)) || return 0
-  if ! fits "$routine" "$p" "$s" "$n"; then
+  ((size <= 8 && n >= 1 && n <= INT_MAX)) || return 0
+  known=$(implied "$procs" "$size" "$n")
+  if [[ -n $known ]]; then
+    point_letter=${known% *}
+    echo "probe: $routine P=$procs s=$size n=$n: $point_letter, implied by n=${known#* }"
+    implied_points=$((implied_points + 1))
+    return 0
+  fi
+  local p=$procs s=$size
+  if ! fits "$p" "$s" "$n"; then
     sparse=1
-    if ! fits "$routine" "$p" "$s" "$n" 1; then
+    if ! fits "$p" "$s" "$n" 1; then
       echo "probe: $routine: P=$p s=$s n=$n needs more than the memory limit even with" \
         "sparse data: not run" >&2
       return 0
     fi
   fi
-  run_job "$routine" "$p" "$s" "$limit" "$sparse" "$n"
-  point_letter=$(letter "$p:$s:$n")
+  run_point "$limit" "$sparse" "$n"
+  point_letter=$(letter "$inplace:$p:$s:$n")
 }
 
-# verify ROUTINE P S N_S DELTA LIMIT: sets `verdict_runs` to the four runs of
-# Table IX at (P, S), n_s/2, (n_s+D)/2, n_s, n_s+D, as letters. N_S and DELTA
-# are in the layer's n (layer_scale), and so are these sizes. (n_s+D)/2 runs
-# first: a failure there makes n_s/2 decide "half"; a pass makes n_s and then
-# n_s+D decide "same". Each verdict needs one failing run and at most two
-# passing ones; runs no verdict needs are not made.
+# verify P S N_S DELTA LIMIT: sets `verdict_runs` to the four runs of Table IX
+# at (P, S), n_s/2, (n_s+D)/2, n_s, n_s+D, as letters. N_S and DELTA are in
+# the layer's n (layer_scale), and so are these sizes. (n_s+D)/2 runs first:
+# a failure there makes n_s/2 decide "half"; a pass makes n_s and then n_s+D
+# decide "same". Each verdict needs one failing run and at most two passing
+# ones; runs no verdict needs are not made.
 verify() {
-  local routine=$1 p=$2 s=$3 safe=$4 delta=$5 limit=$6 scale
-  scale=$(layer_scale "$routine" "$p")
+  local procs=$1 size=$2 safe=$3 delta=$4 limit=$5 scale
+  scale=$(layer_scale "$procs")
   local sizes=($((safe / 2)) $(((safe + delta) / 2)) "$safe" $((safe + delta)))
   local runs=(- - - -)
-  run_point() {
-    verify_point "$routine" "$p" "$s" $((sizes[$1] / scale)) "$limit"
+  verify_run() {
+    verify_point "$procs" "$size" $((sizes[$1] / scale)) "$limit"
     runs[$1]=$point_letter
   }
-  run_point 1
+  verify_run 1
   if [[ ${runs[1]} == f ]]; then
-    run_point 0
+    verify_run 0
   elif [[ ${runs[1]} == p ]]; then
-    run_point 2
-    [[ ${runs[2]} != p ]] || run_point 3
+    verify_run 2
+    [[ ${runs[2]} != p ]] || verify_run 3
   fi
   verdict_runs=$(IFS=; echo "${runs[*]}")
 }
 
-search() {
-  local routine=$1 p=$procs s=$type_size
-  local cap=$max_count
-  local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
+# The entries found for the routine under way, each a list of KEY=VALUE
+# words; `inconclusive` 1 when one of its searches could not measure.
+entries=() inconclusive=0
 
-  # Step 1: doubling. Small sizes go together in one job.
-  local sizes=() n=$start_count stop_reason="INT_MAX"
+# search P: the search of `routine` at P processes in form `inplace`.
+search() {
+  local p=$1 s=$type_size mode=fail
+  local cap=$max_count form=plain
+  ((inplace)) && form="in place"
+  local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
+  local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
+  implied_points=0
+
+  # Step 1: doubling. Small sizes go together in one job. Each size must fit
+  # the memory limit as predicted when its job starts: after a large job the
+  # prediction is the measured one (predicted_bytes).
+  local n=$start_count stop_reason="INT_MAX" limit=$time_limit passed=0 first_fail=0 group
   ((cap < INT_MAX)) && stop_reason="--max-count $cap"
   while :; do
-    if ! fits "$routine" "$p" "$s" "$n"; then
+    if ! fits "$p" "$s" "$n"; then
       stop_reason="the memory limit ($memory_limit bytes) at n=$n"
       break
     fi
-    sizes+=("$n")
-    ((n < cap)) || break
-    n=$((2 * n > cap ? cap : 2 * n))
-  done
-  local limit=$time_limit passed=0 first_fail=0 i=0 group
-  while ((i < ${#sizes[@]} && first_fail == 0)); do
-    group=("${sizes[i]}")
-    i=$((i + 1))
-    while ((i < ${#sizes[@]})) &&
-      (($(buffer_bytes "$routine" "$p" "$s" "${sizes[i]}") <= SMALL_JOB_BYTES)); do
-      group+=("${sizes[i]}")
-      i=$((i + 1))
+    group=("$n")
+    while ((n < cap)); do
+      n=$((2 * n > cap ? cap : 2 * n))
+      if (($(buffer_bytes "$p" "$s" "$n") > SMALL_JOB_BYTES)) || ! fits "$p" "$s" "$n"; then
+        break
+      fi
+      group+=("$n")
     done
-    run_job "$routine" "$p" "$s" "$limit" 0 "${group[@]}"
-    for n in "${group[@]}"; do
-      case ${outcome[$p:$s:$n]:-} in
-        pass) passed=$n ;;
+    run_job "$limit" 0 1 "${group[@]}"
+    local size
+    for size in "${group[@]}"; do
+      case ${outcome[$inplace:$p:$s:$size]:-} in
+        pass)
+          if is_slow "$p" "$s" "$size"; then
+            # A cliff once may be the machine's: the two sizes again, with
+            # more calls each, in a job of their own.
+            echo "probe: $routine P=$p n=$size: more than ${SLOW_FACTOR}x the time per byte" \
+              "of n=$((size / SLOW_REFERENCE)); repeating both"
+            run_job "$limit" 0 "$SLOW_REPEAT_ITERS" $((size / SLOW_REFERENCE)) "$size"
+            if is_slow "$p" "$s" "$size"; then
+              mode=slow
+              outcome[$inplace:$p:$s:$size]=slow
+              first_fail=$size
+              break
+            fi
+            echo "probe: $routine P=$p n=$size: not slow when repeated"
+          fi
+          passed=$size ;;
         '') ;;
-        *) first_fail=$n; break ;;
+        *) first_fail=$size; break ;;
       esac
     done
-    ((first_fail)) || limit=$(next_limit "$job_wall")
+    ((first_fail == 0 && group[-1] < cap)) || break
+    limit=$(next_limit "$job_wall")
   done
+  search_done() {
+    local wall
+    wall=$(awk -v a="$wall_at_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    local jobs=$((jobs_run + jobs_reused - jobs_at_start))
+    local secs
+    secs=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { printf "%.1f", a - b }')
+    echo "probe: $routine P=$p $form: $1; $jobs jobs ($((jobs_run - run_at_start)) run," \
+      "$implied_points points implied), $secs s of jobs, $wall s here"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$routine" "$p" "$inplace" "$jobs" \
+      $((jobs_run - run_at_start)) "$secs" "$wall" "$1" >>"$state/searches.tsv"
+  }
   if ((first_fail == 0)); then
-    echo "probe: $routine: no failure up to n=$passed (stopped by $stop_reason); INI unchanged"
+    search_done "no failure up to n=$passed (stopped by $stop_reason)"
     return 0
   fi
   if ((passed == 0)); then
-    echo "probe: $routine: fails already at n=$first_fail (${outcome[$p:$s:$first_fail]});" \
-      "start lower with --start-count" >&2
-    failed=1
+    echo "probe: $routine: fails already at n=$first_fail" \
+      "(${outcome[$inplace:$p:$s:$first_fail]}); start lower with --start-count" >&2
+    failed=1 inconclusive=1
+    search_done "fails at the first size"
     return 0
   fi
 
@@ -438,8 +651,8 @@ search() {
     while ((high - low > 1)); do
       mid=$(((low + high) / 2))
       n=$(grid_point "$mid")
-      run_job "$routine" "$p" "$s" "$limit" 0 "$n"
-      if [[ ${outcome[$p:$s:$n]} == pass ]]; then
+      run_point "$limit" 0 "$n"
+      if [[ ${outcome[$inplace:$p:$s:$n]} == pass ]]; then
         low=$mid
         limit=$(larger_limit "$limit" "$job_wall")
       else
@@ -449,29 +662,32 @@ search() {
   else
     for ((mid = 1; mid < steps; mid++)); do
       n=$(grid_point "$mid")
-      run_job "$routine" "$p" "$s" "$limit" 0 "$n"
-      [[ ${outcome[$p:$s:$n]} == pass ]] || break
+      run_point "$limit" 0 "$n"
+      [[ ${outcome[$inplace:$p:$s:$n]} == pass ]] || break
       low=$mid
       limit=$(larger_limit "$limit" "$job_wall")
     done
     high=$((low + 1))
   fi
-  local search_jobs=$((jobs_run + jobs_reused - jobs_at_start)) search_seconds
-  search_seconds=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { print a - b }')
   local safe fail
   safe=$(grid_point "$low")
   fail=$(grid_point "$high")
-  local failure=${outcome[$p:$s:$fail]}
+  local failure=${outcome[$inplace:$p:$s:$fail]}
+  local timing=()
+  [[ $failure != slow ]] ||
+    timing=(safe_seconds="${seconds_of[$inplace:$p:$s:$safe]}"
+      fail_seconds="${seconds_of[$inplace:$p:$s:$fail]}")
   # The INI is in the layer's n: safe_count, delta and the bound.
   local scale
-  scale=$(layer_scale "$routine" "$p")
+  scale=$(layer_scale "$p")
   if ((scale > 1)); then
     echo "probe: $routine: the layer's n is the sum of the counts, $scale x the bench's count:" \
       "safe_count $((scale * safe)), delta $((scale * (fail - safe)))"
   fi
   safe=$((scale * safe)) fail=$((scale * fail))
   local found=(type_size="$s" procs="$p" safe_count="$safe" delta=$((fail - safe))
-    failure="$failure" workaround=auto)
+    failure="$failure" "${timing[@]}" workaround=auto)
+  ((inplace == 0)) || found+=(inplace=yes)
 
   # Class D: the first failure is where the last int displacement, (P-1)*n,
   # passes INT_MAX.
@@ -480,28 +696,69 @@ search() {
     classified=(class=D)
   else
     # A doubled point moves up to twice the bytes: twice the time limit.
-    verify "$routine" $((2 * p)) "$s" "$safe" $((fail - safe)) $((2 * limit))
+    verify $((2 * p)) "$s" "$safe" $((fail - safe)) $((2 * limit))
     local at_double_procs=$verdict_runs
-    verify "$routine" "$p" $((2 * s)) "$safe" $((fail - safe)) $((2 * limit))
+    verify "$p" $((2 * s)) "$safe" $((fail - safe)) $((2 * limit))
     local at_double_size=$verdict_runs
     mapfile -t classified < <("$ini_tool" classify "$safe" "$s" "$p" \
       "$at_double_procs" "$at_double_size")
     echo "probe: $routine: verification (s, 2P) $at_double_procs, (2s, P) $at_double_size" \
       "(n_s/2, (n_s+delta)/2, n_s, n_s+delta: p passed, f failed, - not run)"
   fi
-  "$ini_tool" replace "$output" "$routine" --entry "${classified[@]}" "${found[@]}"
+  entries+=("${classified[*]} ${found[*]}")
   echo "probe: $routine: ${classified[*]} ${found[*]}"
-  echo "probe: $routine: bound in $search_jobs jobs ($search_seconds s of jobs, $refine)," \
-    "classified in $((jobs_run + jobs_reused - jobs_at_start - search_jobs)) more"
+  search_done "${classified[*]} failure=$failure"
 }
 
+# write_routine: the routine's entries replace its sections in the INI (a
+# routine whose searches found nothing loses them); one Class D entry per
+# form is enough, since D has no bound. A routine one of whose searches could
+# not measure is left as it was.
+write_routine() {
+  if ((inconclusive)); then
+    echo "probe: $routine: not measured at every P and form; INI unchanged"
+    return 0
+  fi
+  local arguments=() entry seen_d=() words
+  for entry in "${entries[@]}"; do
+    read -ra words <<<"$entry"
+    if [[ ${words[0]} == class=D ]]; then
+      local form=plain
+      [[ $entry != *inplace=yes* ]] || form=inplace
+      [[ " ${seen_d[*]} " != *" $form "* ]] || continue
+      seen_d+=("$form")
+    fi
+    arguments+=(--entry "${words[@]}")
+  done
+  "$ini_tool" replace "$output" "$routine" "${arguments[@]}"
+  if ((${#entries[@]})); then
+    echo "probe: $routine: ${#entries[@]} entries written"
+  else
+    echo "probe: $routine: no failure at any P or form; no entry"
+  fi
+}
+
+probe_started=$EPOCHREALTIME
 for routine in "${routines[@]}"; do
-  search "$routine"
+  entries=() inconclusive=0
+  for inplace in "${forms[@]}"; do
+    if ((inplace)) && [[ $routine == MPI_Bcast || $routine == MPI_Ibcast ]]; then
+      echo "probe: $routine has no in-place form"
+      continue
+    fi
+    for p in "${procs_all[@]}"; do
+      search "$p"
+    done
+  done
+  write_routine
 done
+inplace=0
 
 platform=(hostname="$(hostname -s)" measured="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   launcher="$launcher")
 [[ -z $library ]] || platform=(mpi_library="${library:0:150}" "${platform[@]}")
 "$ini_tool" replace "$output" platform --entry "${platform[@]}"
-echo "probe: $jobs_run jobs run, $jobs_reused reused, ${job_seconds} s of jobs; wrote $output"
+wall=$(awk -v a="$probe_started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+echo "probe: $jobs_run jobs run, $jobs_reused reused, ${job_seconds} s of jobs, $wall s in all;" \
+  "wrote $output"
 exit "$failed"

@@ -14,10 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-enum fault_kind { FAULT_CRASH, FAULT_HANG, FAULT_MPI_ERROR, FAULT_WRONG_DATA, FAULT_OOM };
-static const char *const kind_names[] = {"crash", "hang", "mpi-error", "wrong-data", "oom"};
+enum fault_kind {
+    FAULT_CRASH,
+    FAULT_HANG,
+    FAULT_MPI_ERROR,
+    FAULT_WRONG_DATA,
+    FAULT_OOM,
+    FAULT_SLOW
+};
+static const char *const kind_names[] = {"crash",      "hang", "mpi-error",
+                                         "wrong-data", "oom",  "slow"};
+
+/* What a performance cliff costs per call past the trigger. */
+static const struct timespec slow_pause = {.tv_sec = 0, .tv_nsec = 200000000};
 
 /* What decides at an (s, P) that SCALEGUARD_FAULT_X does not list. */
 enum fault_fallback { FALLBACK_NONE, FALLBACK_G, FALLBACK_DISPLS };
@@ -149,7 +161,7 @@ static void config_load(void)
             k++;
         if (k == sizeof kind_names / sizeof *kind_names)
             bad_config("SCALEGUARD_FAULT_KIND", kind,
-                       "expected crash, hang, mpi-error, wrong-data or oom");
+                       "expected crash, hang, mpi-error, wrong-data, oom or slow");
         config.kind = (enum fault_kind)k;
     }
 
@@ -383,6 +395,10 @@ static int inject(const struct sg_call *c)
             corrupt_received(c);
         return err;
     case FAULT_OOM: exhaust_memory();
+    case FAULT_SLOW:
+        err = invoke_to_completion(c);
+        nanosleep(&slow_pause, NULL);
+        return err;
     }
     return MPI_ERR_INTERN;
 }
