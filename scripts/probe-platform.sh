@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # Regenerate this platform's bounds INI for one MPI from real runs of the
-# tester: scaleguard-probe on each of that MPI's known scaling problems
-# (DESIGN.md, "Facts measured on this platform"), one after another, into one
-# INI and one state folder. The large tester tests (tests/tester, label large)
-# run exactly these probes, one routine each (--routine).
+# tester: with --full, scaleguard-probe over all 26 collectives, both forms
+# and P = 2, 3, 4, its journal in results/probe-MPI (committed: a later run
+# resumes from it) and its report next to it; without it, on each of that
+# MPI's known scaling problems (DESIGN.md, "Facts measured on this
+# platform"), one after another, into one INI and one state folder. The large
+# tester tests (tests/tester, label large) run those known probes, one
+# routine each (--routine).
 set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: scripts/probe-platform.sh [--bin DIR] [--output FILE] [--state DIR]
+usage: scripts/probe-platform.sh --full [--bin DIR] [--output FILE] [--state DIR]
+                                 [--fresh] mpich|openmpi
+       scripts/probe-platform.sh [--bin DIR] [--output FILE] [--state DIR]
                                  [--routine NAME] [--fresh] mpich|openmpi
        scripts/probe-platform.sh --help
-Runs the tester (scaleguard-probe, s = 1, local launcher) on the known scaling
-problems of that MPI on this platform and writes the bounds INI:
+With --full, runs the tester (scaleguard-probe, s = 1, local launcher) on all
+26 collectives, each plain and in place (where it has that form), at P = 4, 3
+and 2, doubling from n = 1, and writes the bounds INI; the journal goes to
+results/probe-MPI/state (default) and the report (scaleguard-report) to
+results/probe-MPI. Hours: run it alone on the machine, and again after a stop
+(it resumes from the journal).
+Without --full, runs the tester on the known scaling problems of that MPI on
+this platform and writes the bounds INI:
   mpich    MPI_Scatter at P = 3, MPI_Gatherv at P = 4
   openmpi  MPI_Reduce_scatter at P = 2, MPI_Gatherv at P = 4
 Each search doubles from --start-count 268435456 (2^28; every problem here is
@@ -25,7 +36,8 @@ near 2^30 elements, and all smaller sizes pass) and refines on the grid
   --output FILE   the INI (default configs/<os><version>-MPI-<mpi version>.ini,
                   e.g. configs/debian12-mpich-4.0.2.ini)
   --state DIR     the probe's journal of finished jobs (default
-                  build/MPI/platform-state): run again, no finished job is redone
+                  build/MPI/platform-state, with --full results/probe-MPI/state):
+                  run again, no finished job is redone
   --routine NAME  probe only that one of the MPI's problems and merge it into
                   FILE; without it FILE is written anew
   --fresh         forget the journal first: measure everything again
@@ -41,11 +53,12 @@ die_usage() {
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin='' output='' state='' only='' fresh=0 mpi=''
+bin='' output='' state='' only='' fresh=0 mpi='' full=0
 while (($#)); do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --fresh) fresh=1; shift ;;
+    --full) full=1; shift ;;
     --bin | --output | --state | --routine)
       (($# >= 2)) || die_usage "$1 needs a value"
       case $1 in
@@ -76,6 +89,7 @@ case $mpi in
   '') die_usage "which MPI: mpich or openmpi" ;;
   *) die_usage "unknown MPI '$mpi' (mpich or openmpi)" ;;
 esac
+[[ $full == 0 || -z $only ]] || die_usage "--full probes every routine: no --routine"
 if [[ -n $only ]]; then
   selected=()
   for problem in "${problems[@]}"; do
@@ -92,7 +106,12 @@ bin=${bin:-$root/build/$mpi/stage/bin}
 os=$(. /etc/os-release && echo "${ID:-linux}${VERSION_ID:-}")
 os_name=$(. /etc/os-release && echo "${PRETTY_NAME:-$os}")
 output=${output:-$root/configs/$os-$mpi-${version:-unknown}.ini}
-state=${state:-$root/build/$mpi/platform-state}
+report=$root/results/probe-$mpi
+if ((full)); then
+  state=${state:-$report/state}
+else
+  state=${state:-$root/build/$mpi/platform-state}
+fi
 ((fresh == 0)) || rm -rf "$state"
 mkdir -p "$(dirname "$output")"
 # The probes write a copy, which replaces FILE only when all went well:
@@ -102,21 +121,33 @@ rm -f "$work"
 # ([platform] first: the probe replaces it where it is and appends routines.)
 if [[ -n $only && -f $output ]]; then cp "$output" "$work"; else echo '[platform]' >"$work"; fi
 
-readonly start_count=268435456
 shapes=()
-for problem in "${problems[@]}"; do
-  read -r routine procs <<<"$problem"
-  shapes+=("$routine at P = $procs")
-  echo "probe-platform: $mpi: $routine at P=$procs, s=1 (state $state)"
-  if ! "$bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
-    --start-count "$start_count" --output "$work" --state "$state"; then
-    echo "probe-platform: the probe of $routine failed; $output left as it was" >&2
+if ((full)); then
+  readonly start_count=1 full_procs=2,3,4 full_forms=plain,inplace
+  shapes+=("all 26 routines, --forms $full_forms, --procs $full_procs")
+  echo "probe-platform: $mpi: all 26 routines, both forms, P=$full_procs, s=1 (state $state)"
+  if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
+    --type-size 1 --output "$work" --state "$state"; then
+    echo "probe-platform: the probe failed; $output left as it was" >&2
     exit 1
   fi
-done
+else
+  readonly start_count=268435456
+  for problem in "${problems[@]}"; do
+    read -r routine procs <<<"$problem"
+    shapes+=("$routine at P = $procs")
+    echo "probe-platform: $mpi: $routine at P=$procs, s=1 (state $state)"
+    if ! "$bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
+      --start-count "$start_count" --output "$work" --state "$state"; then
+      echo "probe-platform: the probe of $routine failed; $output left as it was" >&2
+      exit 1
+    fi
+  done
+fi
 
 # The header replaces the leading comment block.
 shown=$mpi merged=''
+((full == 0)) || shown="--full $mpi"
 [[ -z $only ]] || shown="--routine $only $mpi" merged=' (merged: other sections are older)'
 {
   echo "; ScaleGuard bounds for $name on $os_name."
@@ -125,7 +156,7 @@ shown=$mpi merged=''
   echo "; on $(hostname -s), $(date -u +%Y-%m-%dT%H:%M:%SZ): scaleguard-probe --type-size 1"
   joined=$(printf '%s, ' "${shapes[@]}")
   echo "; --start-count $start_count, ${joined%, }$merged."
-  if [[ ${shapes[*]} == *MPI_Reduce_scatter* ]]; then
+  if [[ ${shapes[*]} == *MPI_Reduce_scatter* || $full == 1 ]]; then
     echo "; Every job it ran is in its --state journal. Keys and units: see example.ini;"
     echo "; for MPI_Reduce_scatter n is the sum of the counts, as the layer computes it."
   else
@@ -136,3 +167,7 @@ shown=$mpi merged=''
 } >"$output"
 rm -f "$work"
 "$bin/scaleguard-ini" check "$output"
+if ((full)); then
+  "$bin/scaleguard-report" --output "$report" "$output" "$state"
+  echo "probe-platform: report in $report/report.md"
+fi
