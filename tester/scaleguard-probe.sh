@@ -36,7 +36,7 @@ readonly MEASURED_FROM_BYTES=$((256 << 20))
 readonly SLOW_FACTOR=10 SLOW_REFERENCE=16 SLOW_MIN_SECONDS=0.05 SLOW_REPEAT_ITERS=3
 # A job that ends by its time limit runs once more with this many times the
 # limit before it counts as a hang.
-readonly RETRY_FACTOR=3
+readonly RETRY_FACTOR=2
 
 usage() {
   cat <<'EOF'
@@ -67,7 +67,7 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --max-count N       largest count tried (default and at most INT_MAX)
   --time-limit SEC    limit of the first job and floor of all later ones
                       (default 60); later limits are 10x the last passing job;
-                      a job that reaches its limit runs once more with 3x it
+                      a job that reaches its limit runs once more with 2x it
                       before it counts as a hang
   --memory-limit B    no job predicted to need more than B bytes is run, and
                       jobs are held to it (default 80% of this node's memory)

@@ -274,8 +274,12 @@ if [[ -n $state ]]; then
         if (words[i] ~ /^routine=/) routine = substr(words[i], 9)
         else if (words[i] ~ /^procs=/) p = substr(words[i], 7)
         else if (words[i] ~ /^type_size=/) s = substr(words[i], 11)
+        else if (words[i] == "inplace=1") inplace = 1
       }
       if (routine == "" || p == "" || s == "") next
+      # The in-place form is a search (and a plot) of its own.
+      if (inplace) routine = routine " in place"
+      inplace = 0
       job = ++jobs_of[routine]
       seconds = $4
       sub(/^seconds=/, "", seconds)
@@ -642,7 +646,7 @@ report=$output/report.md
         echo
         has_entry=0
         for section in "${routine_sections[@]}"; do
-          if [[ ${section%%#*} == "$routine" ]]; then has_entry=1; fi
+          if [[ ${section%%#*} == "${routine% in place}" ]]; then has_entry=1; fi
         done
         if ((!has_entry)); then
           echo "No section in $(basename "$ini"): no bound to draw."
@@ -655,13 +659,44 @@ report=$output/report.md
       routine=${section%%#*}
       found=0
       for probed_routine in "${probed[@]}"; do
-        if [[ $probed_routine == "$routine" ]]; then found=1; fi
+        if [[ ${probed_routine% in place} == "$routine" ]]; then found=1; fi
       done
       if ((!found)); then
         echo
         echo "[$section]: no job of $routine in \`$state\`."
       fi
     done
+  fi
+
+  if [[ -n $state && -s $state/searches.tsv ]]; then
+    echo
+    echo "## Where the time went"
+    echo
+    echo "Per routine and form, from \`$state/searches.tsv\` (one line per search each time the"
+    echo "probe ran it: a search replayed from the journal runs no job and takes little time;"
+    echo "one cut short by a kill is missing there, but its jobs are in the journal and in the"
+    echo "job seconds of the table above). *jobs* is what the searches used, *run* the jobs they"
+    echo "started (the rest came from the journal), *job seconds* the launcher's wall time of"
+    echo "those jobs, *wall* the driver's own time, all P together."
+    echo
+    echo "| routine | form | P | jobs | run | job seconds | wall seconds | outcome at each P |"
+    echo "|---|---|---|---:|---:|---:|---:|---|"
+    awk -F '\t' '
+      { key = $1 SUBSEP $3
+        if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+        ps[key] = ps[key] (index("," ps[key] ",", "," $2 ",") ? "" : (ps[key] == "" ? "" : ",") $2)
+        jobs[key] += $4; run[key] += $5; js[key] += $6; wall[key] += $7
+        tj += $4; tr += $5; tjs += $6; tw += $7
+        outcome[key] = outcome[key] (outcome[key] == "" ? "" : "; ") "P=" $2 ": " $8 }
+      END {
+        for (i = 1; i <= n; i++) {
+          split(order[i], k, SUBSEP)
+          printf "| %s | %s | %s | %d | %d | %.1f | %.1f | %s |\n", k[1],
+            k[2] == 1 ? "in place" : "plain", ps[order[i]], jobs[order[i]], run[order[i]],
+            js[order[i]], wall[order[i]], outcome[order[i]]
+        }
+        printf "| **all** | | | %d | %d | %.1f | %.1f | |\n", tj, tr, tjs, tw
+      }' "$state/searches.tsv"
   fi
 
   if ((${#benchmarks[@]})); then
