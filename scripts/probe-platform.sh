@@ -12,7 +12,7 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 usage: scripts/probe-platform.sh --full [--bin DIR] [--output FILE] [--state DIR]
-                                 [--fresh] mpich|openmpi
+                                 [--report DIR] [--fresh] mpich|openmpi
        scripts/probe-platform.sh [--bin DIR] [--output FILE] [--state DIR]
                                  [--routine NAME] [--fresh] mpich|openmpi
        scripts/probe-platform.sh --help
@@ -38,6 +38,7 @@ near 2^30 elements, and all smaller sizes pass) and refines on the grid
   --state DIR     the probe's journal of finished jobs (default
                   build/MPI/platform-state, with --full results/probe-MPI/state):
                   run again, no finished job is redone
+  --report DIR    with --full, where the report goes (default results/probe-MPI)
   --routine NAME  probe only that one of the MPI's problems and merge it into
                   FILE; without it FILE is written anew
   --fresh         forget the journal first: measure everything again
@@ -53,16 +54,17 @@ die_usage() {
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin='' output='' state='' only='' fresh=0 mpi='' full=0
+bin='' output='' state='' only='' fresh=0 mpi='' full=0 report=
 while (($#)); do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --fresh) fresh=1; shift ;;
     --full) full=1; shift ;;
-    --bin | --output | --state | --routine)
+    --bin | --output | --state | --routine | --report)
       (($# >= 2)) || die_usage "$1 needs a value"
       case $1 in
         --bin) bin=$2 ;;
+        --report) report=$2 ;;
         --output) output=$2 ;;
         --state) state=$2 ;;
         --routine) only=$2 ;;
@@ -106,7 +108,8 @@ bin=${bin:-$root/build/$mpi/stage/bin}
 os=$(. /etc/os-release && echo "${ID:-linux}${VERSION_ID:-}")
 os_name=$(. /etc/os-release && echo "${PRETTY_NAME:-$os}")
 output=${output:-$root/configs/$os-$mpi-${version:-unknown}.ini}
-report=$root/results/probe-$mpi
+[[ -z $report || $full == 1 ]] || die_usage "--report goes with --full"
+report=${report:-$root/results/probe-$mpi}
 if ((full)); then
   state=${state:-$report/state}
 else

@@ -4,8 +4,9 @@
 #      PREFIX/<mpi> (default ./install);
 #   2. for each MPI, run the tester on this platform's known scaling problem
 #      (DESIGN.md; MPICH 4.0.2 MPI_Scatter, Open MPI 4.1.4 MPI_Reduce_scatter)
-#      and write configs/<host>-<mpi>.ini; with --full, on all 26 collectives
-#      (hours, not minutes);
+#      and write configs/<host>-<mpi>.ini; with --full, on all 26 collectives,
+#      plain and in place, at P = 4, 3 and 2 (scripts/probe-platform.sh --full:
+#      hours, not minutes);
 #   3. run an application that hits the problem (scaleguard-bench, which
 #      checks every byte) without and with libscaleguard.so and that INI.
 # The tester's state stays in build/<mpi>/main-state: run again, it redoes no
@@ -23,7 +24,7 @@ installs both MPI trees under $SCALEGUARD_PREFIX/<mpi> (default ./install),
 runs the tester on each MPI's known scaling problem into
 configs/<host>-<mpi>.ini, then an application just past each bound without
 and with libscaleguard.so, and prints a summary.
-  --full   the tester on all 26 collectives (hours)
+  --full   the tester on all 26 collectives, both forms, P = 4, 3, 2 (hours)
 EOF
 }
 case ${1:-} in
@@ -82,14 +83,24 @@ for mpi in mpich openmpi; do
   install=$prefix/$mpi
   ini=configs/$host-$mpi.ini
   read -r routine procs <<<"${probe_shape[$mpi]}"
-  collective=$routine
-  ((full)) && collective=all
-  echo "run-main: $mpi: tester on $collective, P=$procs, s=1 (log: build/$mpi/main-probe.log)"
-  "$install/bin/scaleguard-probe" --collective "$collective" --procs "$procs" --type-size 1 \
-    --output "$ini" --state "build/$mpi/main-state" >"build/$mpi/main-probe.log"
-  found=$(sed -n "s/^probe: $routine: \(class=.*\)/\1/p" "build/$mpi/main-probe.log" | tail -1)
-  summary+=("$mpi: tester wrote $ini")
-  summary+=("  $routine: ${found:-no failure found}")
+  if ((full)); then
+    echo "run-main: $mpi: tester on all 26 collectives, both forms, P=4,3,2, s=1" \
+      "(log: build/$mpi/main-probe.log, report: build/$mpi/main-report)"
+    scripts/probe-platform.sh --full --bin "$install/bin" --output "$ini" \
+      --state "build/$mpi/main-state" --report "build/$mpi/main-report" "$mpi" \
+      >"build/$mpi/main-probe.log"
+    summary+=("$mpi: tester wrote $ini (report: build/$mpi/main-report/report.md)")
+    while read -r name found; do
+      summary+=("  $name: $found")
+    done < <(sed -n 's/^probe: \(MPI_[A-Za-z_]*\): \(class=.*\)/\1 \2/p' "build/$mpi/main-probe.log")
+  else
+    echo "run-main: $mpi: tester on $routine, P=$procs, s=1 (log: build/$mpi/main-probe.log)"
+    "$install/bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
+      --output "$ini" --state "build/$mpi/main-state" >"build/$mpi/main-probe.log"
+    found=$(sed -n "s/^probe: $routine: \(class=.*\)/\1/p" "build/$mpi/main-probe.log" | tail -1)
+    summary+=("$mpi: tester wrote $ini")
+    summary+=("  $routine: ${found:-no failure found}")
+  fi
 
   read -r app_procs app_args <<<"${application[$mpi]}"
   read -ra app_args <<<"$app_args"
