@@ -174,69 +174,15 @@ struct bench {
  * SPARSE_RUN bytes of every SPARSE_STRIDE; elsewhere it is zero. */
 enum { SPARSE_RUN = 4096, SPARSE_STRIDE = 64 * SPARSE_RUN };
 
-static int carries(const struct bench *b, size_t i)
-{
-    return !b->sparse || (uint64_t)i * (uint64_t)b->size % SPARSE_STRIDE < SPARSE_RUN;
-}
-
-/* The element `i` that rank `src` sends to rank `dst` (0 when all get the same). */
-static uint64_t value(const struct bench *b, int src, int dst, size_t i)
-{
-    if (!carries(b, i))
-        return 0;
-    return (uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)i * 7u + b->salt * 1009u + 1u;
-}
-
 static uint64_t truncated(uint64_t v, int size)
 {
     return size == 8 ? v : v & ((UINT64_C(1) << (8 * size)) - 1);
-}
-
-static void put(void *buf, size_t i, int size, uint64_t v)
-{
-    switch (size) {
-    case 1: ((uint8_t *)buf)[i] = (uint8_t)v; break;
-    case 2: ((uint16_t *)buf)[i] = (uint16_t)v; break;
-    case 4: ((uint32_t *)buf)[i] = (uint32_t)v; break;
-    default: ((uint64_t *)buf)[i] = v; break;
-    }
-}
-
-/* Element `at` of an input buffer, element `i` of its message. With --sparse
- * the send buffer keeps its zeros where the message carries none: those
- * pages are never written. (Buffers the MPI writes to are written whole.) */
-static void put_input(const struct bench *b, void *buf, size_t at, size_t i, uint64_t v)
-{
-    if (buf != b->send || carries(b, i))
-        put(buf, at, b->size, v);
-}
-
-/* The next element of a message to write into `buf` after element `i`: with
- * --sparse, into the send buffer, the first one that carries data. */
-static size_t next_input(const struct bench *b, const void *buf, size_t i)
-{
-    i++;
-    if (buf == b->send && !carries(b, i)) {
-        uint64_t stride = SPARSE_STRIDE / (uint64_t)b->size; /* elements */
-        i = (size_t)((i + stride - 1) / stride * stride);
-    }
-    return i;
 }
 
 /* How many elements to check: none after an MPI error (the call failed). */
 static size_t checked(int err, size_t n)
 {
     return err == MPI_SUCCESS ? n : 0;
-}
-
-static uint64_t get(const void *buf, size_t i, int size)
-{
-    switch (size) {
-    case 1: return ((const uint8_t *)buf)[i];
-    case 2: return ((const uint16_t *)buf)[i];
-    case 4: return ((const uint32_t *)buf)[i];
-    default: return ((const uint64_t *)buf)[i];
-    }
 }
 
 /* The mask of the reductions' contributions: the largest 2^k - 1 that P
@@ -250,21 +196,203 @@ static uint64_t contribution_mask(int size, int procs)
     return mask;
 }
 
-/* What rank `r` contributes to element `i` of a reduction: small enough that
- * the sum over all ranks never overflows, because Open MPI 4.1's op/avx
- * saturates instead of wrapping (open-mpi/ompi#8045). */
-static uint64_t contribution(const struct bench *b, int r, size_t i)
+/* The data. Element `i` of the message rank `src` sends to rank `dst` (dst 0
+ * when all get the same) is
+ *     src*131 + dst*31 + i*7 + salt*1009 + 1
+ * truncated to the element: an arithmetic sequence in i. What rank `r`
+ * contributes to element `i` of a reduction is that of (r, 0) & b->mask,
+ * small enough that the sum over all ranks, which the reductions deliver,
+ * never overflows: Open MPI 4.1's op/avx saturates instead of wrapping
+ * (open-mpi/ompi#8045). With --sparse an element that does not carry data is
+ * 0, in every one of them.
+ *
+ * A pattern is all of these: element i is the sum over t < terms of
+ * (first + t*131 + i*7) & mask, each term truncated to the element. */
+struct pattern {
+    uint64_t first, mask;
+    int terms;
+};
+
+static struct pattern data(const struct bench *b, int src, int dst)
 {
-    return value(b, r, 0, i) & b->mask;
+    struct pattern p = {(uint64_t)src * 131u + (uint64_t)dst * 31u + b->salt * 1009u + 1u,
+                        UINT64_MAX, 1};
+    return p;
 }
 
-/* The sum over all ranks: what the reductions deliver. */
-static uint64_t sum(const struct bench *b, size_t i)
+static struct pattern contribution(const struct bench *b, int r)
 {
-    uint64_t total = 0;
-    for (int r = 0; r < b->procs; r++)
-        total += contribution(b, r, i);
-    return total;
+    struct pattern p = data(b, r, 0);
+    p.mask = b->mask;
+    return p;
+}
+
+/* The sum over all ranks of their contributions. */
+static struct pattern reduced(const struct bench *b)
+{
+    struct pattern p = contribution(b, 0);
+    p.terms = b->procs;
+    return p;
+}
+
+/* Where a message carries no data (--sparse): 0. */
+static const struct pattern zeros = {0, 0, 1};
+
+struct check {
+    const struct bench *b;
+    const void *buf;
+    size_t bad;
+};
+
+/* Element `at` of k->buf is `got`, not `want`: the first one is reported. */
+static void wrong_element(struct check *k, size_t at, uint64_t got, uint64_t want)
+{
+    if (k->bad++ == 0)
+        fprintf(stderr,
+                PROGRAM ": rank %d: %s count=%d iteration %llu: element %zu is %llu, "
+                        "expected %llu\n",
+                k->b->rank, sg_routines[k->b->routine].name, k->b->count,
+                (unsigned long long)k->b->salt, at, (unsigned long long)got,
+                (unsigned long long)want);
+}
+
+/* The kernels, one set per element type T: runs of up to CHUNK elements in
+ * loops the compiler vectorizes (CHUNK of them at a time: a trip count it
+ * knows, as -O2's cost model wants). The data are built from a table of
+ * (T)(7 j), j < CHUNK, added to a term's first element of the run; a run
+ * checked is compared with them as a whole, and only a run that differs is
+ * looked at element by element, to count the wrong ones and report the
+ * first. */
+enum { CHUNK = 512 };
+
+#define SG_BENCH_KERNELS(T, S)                                                              \
+    static T ramp##S[CHUNK];                                                                \
+                                                                                            \
+    /* Elements [i, i + len) of p, len <= CHUNK, into out. */                               \
+    static inline __attribute__((always_inline)) void                                       \
+    expected##S(T *restrict out, size_t len, uint64_t i, const struct pattern *p)           \
+    {                                                                                       \
+        T mask = (T)p->mask, start = (T)(p->first + i * 7u);                                \
+        for (size_t j = 0; j < len; j++)                                                    \
+            out[j] = (T)(start + ramp##S[j]) & mask;                                        \
+        for (int t = 1; t < p->terms && mask != 0; t++) {                                   \
+            start = (T)(start + 131u);                                                      \
+            for (size_t j = 0; j < len; j++)                                                \
+                out[j] = (T)(out[j] + ((T)(start + ramp##S[j]) & mask));                    \
+        }                                                                                   \
+    }                                                                                       \
+                                                                                            \
+    /* Elements [i, i + len) of p into elements [at, at + len) of buf. */                   \
+    static void fill##S(void *buf, size_t at, uint64_t i, size_t len,                       \
+                        const struct pattern *p)                                            \
+    {                                                                                       \
+        T *out = (T *)buf + at;                                                             \
+        size_t j = 0;                                                                       \
+        for (; len - j >= CHUNK; j += CHUNK)                                                \
+            expected##S(out + j, CHUNK, i + j, p);                                          \
+        if (j < len)                                                                        \
+            expected##S(out + j, len - j, i + j, p);                                        \
+    }                                                                                       \
+                                                                                            \
+    /* Elements [at, at + len) of k->buf, expected: elements [i, i + len) of p. */          \
+    static void check##S(struct check *k, size_t at, uint64_t i, size_t len,                \
+                         const struct pattern *p)                                           \
+    {                                                                                       \
+        const T *in = (const T *)k->buf + at;                                               \
+        T want[CHUNK];                                                                      \
+        for (size_t j = 0; j < len; j += CHUNK) {                                           \
+            size_t m = len - j < CHUNK ? len - j : CHUNK;                                   \
+            T diff = 0;                                                                     \
+            if (m < CHUNK) { /* the last run, shorter */                                    \
+                expected##S(want, m, i + j, p);                                             \
+                for (size_t c = 0; c < m; c++)                                              \
+                    diff |= (T)(in[j + c] ^ want[c]);                                       \
+            } else if (p->mask == 0) { /* zeros */                                          \
+                for (size_t c = 0; c < CHUNK; c++)                                          \
+                    diff |= in[j + c];                                                      \
+            } else {                                                                        \
+                expected##S(want, CHUNK, i + j, p);                                         \
+                for (size_t c = 0; c < CHUNK; c++)                                          \
+                    diff |= (T)(in[j + c] ^ want[c]);                                       \
+            }                                                                               \
+            if (diff == 0)                                                                  \
+                continue;                                                                   \
+            expected##S(want, m, i + j, p); /* a run that differs: one by one */            \
+            for (size_t c = 0; c < m; c++)                                                  \
+                if (in[j + c] != want[c])                                                   \
+                    wrong_element(k, at + j + c, in[j + c], want[c]);                       \
+        }                                                                                   \
+    }
+
+SG_BENCH_KERNELS(uint8_t, 1)
+SG_BENCH_KERNELS(uint16_t, 2)
+SG_BENCH_KERNELS(uint32_t, 4)
+SG_BENCH_KERNELS(uint64_t, 8)
+
+static void init_kernels(void)
+{
+    for (size_t j = 0; j < CHUNK; j++) {
+        ramp1[j] = (uint8_t)(j * 7u);
+        ramp2[j] = (uint16_t)(j * 7u);
+        ramp4[j] = (uint32_t)(j * 7u);
+        ramp8[j] = (uint64_t)(j * 7u);
+    }
+}
+
+/* With --sparse, the elements from `i` on that are alike (all carry data, or
+ * none does) end where this returns, at most at `end`. */
+static uint64_t alike_until(const struct bench *b, uint64_t i, uint64_t end, int *carrying)
+{
+    *carrying = 1;
+    if (!b->sparse)
+        return end;
+    uint64_t stride = SPARSE_STRIDE / (uint64_t)b->size, run = SPARSE_RUN / (uint64_t)b->size;
+    uint64_t start = i - i % stride, until = start + run;
+    if (i >= until)
+        *carrying = 0, until = start + stride;
+    return until < end ? until : end;
+}
+
+/* Elements [0, len) of a message of p into elements [at, at + len) of an
+ * input buffer. With --sparse the send buffer keeps its zeros where the
+ * message carries none: those pages are never written. (Buffers the MPI
+ * writes to are written whole.) */
+static void fill(const struct bench *b, void *buf, size_t at, size_t len, struct pattern p)
+{
+    for (uint64_t i = 0; i < len;) {
+        int carrying;
+        uint64_t until = alike_until(b, i, len, &carrying);
+        const struct pattern *run = carrying ? &p : &zeros;
+        if (carrying || buf != b->send) {
+            switch (b->size) {
+            case 1: fill1(buf, at + i, i, until - i, run); break;
+            case 2: fill2(buf, at + i, i, until - i, run); break;
+            case 4: fill4(buf, at + i, i, until - i, run); break;
+            default: fill8(buf, at + i, i, until - i, run); break;
+            }
+        }
+        i = until;
+    }
+}
+
+/* Elements [at, at + len) of k->buf must be elements [first, first + len)
+ * of a message of p; every wrong one is counted, the first reported. */
+static void check(struct check *k, size_t at, uint64_t first, size_t len, struct pattern p)
+{
+    const struct bench *b = k->b;
+    for (uint64_t i = first; i < first + len;) {
+        int carrying;
+        uint64_t until = alike_until(b, i, first + len, &carrying);
+        const struct pattern *run = carrying ? &p : &zeros;
+        size_t where = at + (size_t)(i - first);
+        switch (b->size) {
+        case 1: check1(k, where, i, until - i, run); break;
+        case 2: check2(k, where, i, until - i, run); break;
+        case 4: check4(k, where, i, until - i, run); break;
+        default: check8(k, where, i, until - i, run); break;
+        }
+        i = until;
+    }
 }
 
 /* Where rank r's block starts, in elements: packed in rank order for the
@@ -311,24 +439,6 @@ static int complete(const struct bench *b, int err, MPI_Request *request)
         *elapsed = MPI_Wtime() - started;                                                   \
     } while (0)
 
-struct check {
-    const struct bench *b;
-    const void *buf;
-    size_t bad;
-};
-
-static void expect(struct check *k, size_t i, uint64_t v)
-{
-    uint64_t want = truncated(v, k->b->size), got = get(k->buf, i, k->b->size);
-    if (got != want && k->bad++ == 0)
-        fprintf(stderr,
-                PROGRAM ": rank %d: %s count=%d iteration %llu: element %zu is %llu, "
-                        "expected %llu\n",
-                k->b->rank, sg_routines[k->b->routine].name, k->b->count,
-                (unsigned long long)k->b->salt, i, (unsigned long long)got,
-                (unsigned long long)want);
-}
-
 /* Fill a buffer with a pattern no delivered data is made of as a whole. */
 static void reset(void *buf, uint64_t bytes)
 {
@@ -353,19 +463,17 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
     reset(recv, b->bytes.recv);
     switch (b->family) {
     case FAMILY_BCAST:
-        for (size_t i = 0; is_root && i < n; i++)
-            put(recv, i, b->size, value(b, root, 0, i));
+        if (is_root)
+            fill(b, recv, 0, n, data(b, root, 0));
         TIMED(Bcast, Ibcast, recv, b->count, t, root, comm);
         k.buf = recv;
-        for (size_t i = 0; i < checked(err, n); i++)
-            expect(&k, i, value(b, root, 0, i));
+        check(&k, 0, 0, checked(err, n), data(b, root, 0));
         break;
     case FAMILY_SCATTER: {
         int in_place = b->inplace && is_root; /* the root's block stays in sendbuf */
         void *rbuf = in_place ? MPI_IN_PLACE : recv;
         for (int r = 0; is_root && r < P; r++)
-            for (size_t i = 0; i < n; i = next_input(b, send, i))
-                put_input(b, send, block(b, r) + i, i, value(b, root, r, i));
+            fill(b, send, block(b, r), n, data(b, root, r));
         if (regular)
             TIMED(Scatter, Iscatter, send, b->count, t, rbuf, b->count, t, root, comm);
         else
@@ -373,8 +481,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   comm);
         k.buf = in_place ? send : recv;
         size_t base = in_place ? block(b, root) : 0;
-        for (size_t i = 0; i < checked(err, n); i++)
-            expect(&k, base + i, value(b, root, me, i));
+        check(&k, base, 0, checked(err, n), data(b, root, me));
         break;
     }
     case FAMILY_GATHER:
@@ -384,12 +491,10 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         int in_place = b->inplace && gets; /* this rank's block is already in recvbuf */
         int dst = rooted ? root : 0;
         const void *sbuf = in_place ? MPI_IN_PLACE : send;
-        for (size_t i = 0; i < n; i = next_input(b, in_place ? recv : send, i)) {
-            if (in_place)
-                put(recv, block(b, me) + i, b->size, value(b, me, dst, i));
-            else
-                put_input(b, send, i, i, value(b, me, dst, i));
-        }
+        if (in_place)
+            fill(b, recv, block(b, me), n, data(b, me, dst));
+        else
+            fill(b, send, 0, n, data(b, me, dst));
         if (b->routine == SG_MPI_Gather || b->routine == SG_MPI_Igather)
             TIMED(Gather, Igather, sbuf, b->count, t, recv, b->count, t, root, comm);
         else if (b->routine == SG_MPI_Gatherv || b->routine == SG_MPI_Igatherv)
@@ -402,16 +507,14 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   comm);
         k.buf = recv;
         for (int r = 0; gets && r < P; r++)
-            for (size_t i = 0; i < checked(err, n); i++)
-                expect(&k, block(b, r) + i, value(b, r, dst, i));
+            check(&k, block(b, r), 0, checked(err, n), data(b, r, dst));
         break;
     }
     case FAMILY_ALLTOALL: {
         void *input = b->inplace ? recv : send;
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         for (int d = 0; d < P; d++)
-            for (size_t i = 0; i < n; i = next_input(b, input, i))
-                put_input(b, input, block(b, d) + i, i, value(b, me, d, i));
+            fill(b, input, block(b, d), n, data(b, me, d));
         if (regular)
             TIMED(Alltoall, Ialltoall, sbuf, b->count, t, recv, b->count, t, comm);
         else
@@ -419,8 +522,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   b->displs, t, comm);
         k.buf = recv;
         for (int r = 0; r < P; r++)
-            for (size_t i = 0; i < checked(err, n); i++)
-                expect(&k, block(b, r) + i, value(b, r, me, i));
+            check(&k, block(b, r), 0, checked(err, n), data(b, r, me));
         break;
     }
     case FAMILY_REDUCE:
@@ -430,30 +532,27 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         int in_place = b->inplace && gets; /* the input is in recvbuf */
         void *input = in_place ? recv : send;
         const void *sbuf = in_place ? MPI_IN_PLACE : send;
-        for (size_t i = 0; i < n; i = next_input(b, input, i))
-            put_input(b, input, i, i, contribution(b, me, i));
+        fill(b, input, 0, n, contribution(b, me));
         if (rooted)
             TIMED(Reduce, Ireduce, sbuf, recv, b->count, t, MPI_SUM, root, comm);
         else
             TIMED(Allreduce, Iallreduce, sbuf, recv, b->count, t, MPI_SUM, comm);
         k.buf = recv;
-        for (size_t i = 0; gets && i < checked(err, n); i++)
-            expect(&k, i, sum(b, i));
+        if (gets)
+            check(&k, 0, 0, checked(err, n), reduced(b));
         break;
     }
     case FAMILY_REDUCE_SCATTER: {
         void *input = b->inplace ? recv : send; /* in place: the result lands in front */
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
-        for (size_t i = 0; i < all; i = next_input(b, input, i))
-            put_input(b, input, i, i, contribution(b, me, i));
+        fill(b, input, 0, all, contribution(b, me));
         if (b->routine == SG_MPI_Reduce_scatter || b->routine == SG_MPI_Ireduce_scatter)
             TIMED(Reduce_scatter, Ireduce_scatter, sbuf, recv, b->counts, t, MPI_SUM, comm);
         else
             TIMED(Reduce_scatter_block, Ireduce_scatter_block, sbuf, recv, b->count, t,
                   MPI_SUM, comm);
         k.buf = recv;
-        for (size_t i = 0; i < checked(err, n); i++)
-            expect(&k, i, sum(b, (size_t)me * n + i));
+        check(&k, 0, (uint64_t)me * n, checked(err, n), reduced(b));
         break;
     }
     }
@@ -828,6 +927,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.procs);
     b.mask = contribution_mask(b.size, b.procs);
+    init_kernels();
     if (b.root >= b.procs) {
         if (b.rank == 0)
             fprintf(stderr, PROGRAM ": bad --root %d: not a rank of %d\n", b.root, b.procs);
