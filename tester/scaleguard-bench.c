@@ -16,9 +16,12 @@
  *
  * For each size, rank 0 prints one line once the size is finished:
  *   scaleguard-bench: routine=R count=N type_size=S procs=P root=R inplace=0|1
- *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T [sparse=1]
+ *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T
+ *                     peak_rss=SUM peak_rss_max=MAX [sparse=1]
  * where T is the largest over ranks of the mean time of one call (I-forms:
- * call + MPI_Wait). A crash or a hang prints no line for that size.
+ * call + MPI_Wait), SUM and MAX the sum over ranks and the largest of each
+ * rank's peak resident set size so far (getrusage's ru_maxrss), in bytes. A
+ * crash or a hang prints no line for that size.
  * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
  * 4 MPI error, 5 out of memory, 2 usage.
  *
@@ -32,7 +35,7 @@
  * (zero where the data are zero). For runs too large for this node
  * otherwise (the tester's verification).
  *
- * Whatever the ranks agree on (allocation, outcome, time) travels by
+ * Whatever the ranks agree on (allocation, outcome, time, memory) travels by
  * point-to-point messages on a duplicate of MPI_COMM_WORLD: the fault
  * preload of tests/fault and libscaleguard.so both intercept MPI_* and
  * PMPI_* collectives, and a buggy collective under test must not decide
@@ -45,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "routines.h"
 
@@ -560,37 +564,55 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
     return err;
 }
 
-/* Every rank learns the worst status and the longest time of all: a binomial
- * tree of point-to-point messages up to rank 0 and back down. A message that
- * fails makes the status at least an MPI error. */
-static void agree(const struct bench *b, int *status, double *seconds)
+/* The peak resident set size of this process so far, in bytes (0 if unknown). */
+static double peak_rss(void)
 {
-    enum { UP = 1, DOWN = 2 };
-    double mine[2] = {*status, *seconds}, other[2];
+    struct rusage usage;
+    if (getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_maxrss < 0)
+        return 0;
+    return (double)usage.ru_maxrss * 1024; /* Linux: KiB */
+}
+
+/* The ranks' peak resident set sizes: summed, and the largest. */
+struct peak {
+    double sum, max;
+};
+
+/* Every rank learns the worst status and the longest time of all, and the
+ * sum and the largest of their peak resident set sizes (each rank's, read
+ * now): a binomial tree of point-to-point messages up to rank 0 and back
+ * down. A message that fails makes the status at least an MPI error. */
+static void agree(const struct bench *b, int *status, double *seconds, struct peak *peak)
+{
+    enum { UP = 1, DOWN = 2, N = 4 };
+    double rss = peak_rss();
+    double mine[N] = {*status, *seconds, rss, rss}, other[N]; /* [2]: sum, others: max */
     int rank = b->rank, procs = b->procs, mask = 1;
     for (; mask < procs; mask <<= 1) {
         if (rank & mask) {
-            if (PMPI_Send(mine, 2, MPI_DOUBLE, rank - mask, UP, b->agree_comm) != MPI_SUCCESS &&
+            if (PMPI_Send(mine, N, MPI_DOUBLE, rank - mask, UP, b->agree_comm) != MPI_SUCCESS &&
                 mine[0] < BENCH_MPI_ERROR)
                 mine[0] = BENCH_MPI_ERROR;
             break;
         }
         if (rank + mask < procs) {
-            if (PMPI_Recv(other, 2, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
+            if (PMPI_Recv(other, N, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
                           MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                other[0] = BENCH_MPI_ERROR, other[1] = 0;
-            for (int j = 0; j < 2; j++)
-                mine[j] = other[j] > mine[j] ? other[j] : mine[j];
+                other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = 0;
+            for (int j = 0; j < N; j++)
+                mine[j] = j == 2 ? mine[j] + other[j] : other[j] > mine[j] ? other[j] : mine[j];
         }
     }
-    if (rank != 0 && PMPI_Recv(mine, 2, MPI_DOUBLE, rank - mask, DOWN, b->agree_comm,
+    if (rank != 0 && PMPI_Recv(mine, N, MPI_DOUBLE, rank - mask, DOWN, b->agree_comm,
                                MPI_STATUS_IGNORE) != MPI_SUCCESS && mine[0] < BENCH_MPI_ERROR)
         mine[0] = BENCH_MPI_ERROR;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (rank + mask < procs)
-            PMPI_Send(mine, 2, MPI_DOUBLE, rank + mask, DOWN, b->agree_comm);
+            PMPI_Send(mine, N, MPI_DOUBLE, rank + mask, DOWN, b->agree_comm);
     *status = (int)mine[0];
     *seconds = mine[1];
+    peak->sum = mine[2];
+    peak->max = mine[3];
 }
 
 /* A buffer of `bytes` bytes, all zero when `zeroed` (calloc: a large one is
@@ -611,9 +633,10 @@ static void *allocate(const struct bench *b, uint64_t bytes, int zeroed, void *e
     return buf;
 }
 
-/* Run one size `iters` times; the agreed status, and in *seconds the
- * longest mean time of one call over the ranks. */
-static int run_size(struct bench *b, int iters, double *seconds)
+/* Run one size `iters` times; the agreed status, in *seconds the longest
+ * mean time of one call over the ranks, in *peak the ranks' peak resident
+ * set sizes after the last iteration. */
+static int run_size(struct bench *b, int iters, double *seconds, struct peak *peak)
 {
     static uint64_t empty_send, empty_recv;
     int status = BENCH_PASS;
@@ -630,7 +653,7 @@ static int run_size(struct bench *b, int iters, double *seconds)
         b->send = allocate(b, b->bytes.send, b->sparse, &empty_send, &status);
         b->recv = allocate(b, b->bytes.recv, 0, &empty_recv, &status);
     }
-    agree(b, &status, seconds); /* before the call: every rank knows who has memory */
+    agree(b, &status, seconds, peak); /* before the call: every rank knows who has memory */
 
     for (int done = 0; status == BENCH_PASS && done < iters;) {
         double elapsed;
@@ -653,7 +676,7 @@ static int run_size(struct bench *b, int iters, double *seconds)
             status = BENCH_WRONG_DATA;
         }
         *seconds = total / done;
-        agree(b, &status, seconds);
+        agree(b, &status, seconds, peak);
     }
     if (b->send != &empty_send)
         free(b->send);
@@ -960,14 +983,16 @@ int main(int argc, char **argv)
     status = BENCH_PASS;
     for (size_t c = 0; status == BENCH_PASS && c < o.ncounts; c++) {
         double seconds;
+        struct peak peak;
         b.count = o.counts[c];
         layout(&b);
-        status = run_size(&b, o.iters, &seconds);
+        status = run_size(&b, o.iters, &seconds, &peak);
         if (b.rank == 0) {
             printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
-                           "iters=%d result=%s seconds=%.6f%s\n",
+                           "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f%s\n",
                    sg_routines[b.routine].name, b.count, b.size, b.procs, b.root, b.inplace,
-                   o.iters, result_name(status), seconds, b.sparse ? " sparse=1" : "");
+                   o.iters, result_name(status), seconds, peak.sum, peak.max,
+                   b.sparse ? " sparse=1" : "");
             fflush(stdout);
         }
     }
