@@ -1,6 +1,7 @@
-/* scaleguard-ini: check a bounds INI, replace the sections of one routine, or
- * classify a measured bound by Table IX (the tester writes its results
- * through this, so the shell driver holds no classification logic). */
+/* scaleguard-ini: check a bounds INI, print its entries, replace the sections
+ * of one routine, or classify a measured bound by Table IX (the tester writes
+ * its results through this, and scripts read a file through `dump`, so no
+ * shell script parses the INI or holds classification logic). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +12,18 @@
 
 static const char usage[] =
     "Usage: scaleguard-ini check FILE\n"
+    "       scaleguard-ini dump FILE\n"
     "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
     "       scaleguard-ini classify SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S\n"
     "       scaleguard-ini routines\n"
     "       scaleguard-ini --help\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
+    "dump     loads FILE as check does and prints one line per routine entry, in file\n"
+    "         order: the section (MPI_Name or MPI_Name#k), then every key as KEY=VALUE\n"
+    "         with its value as the layer reads it (defaults filled in: class, trigger,\n"
+    "         bound, type_size, procs, safe_count, delta, failure, workaround, inplace,\n"
+    "         and safe_seconds, fail_seconds where present; 0 or unknown when absent).\n"
     "replace  replaces every [SECTION], [SECTION#2], ... of FILE by one section per\n"
     "         --entry, holding the KEY=VALUE arguments that follow it; without --entry\n"
     "         the sections are removed. SECTION is an MPI routine (MPI_Scatter) or\n"
@@ -58,6 +65,35 @@ static int check(const char *path)
             routines++;
     printf("%s: %zu %s for %zu %s\n", path, bounds.count, bounds.count == 1 ? "entry" : "entries",
            routines, routines == 1 ? "routine" : "routines");
+    sg_bounds_free(&bounds);
+    return 0;
+}
+
+static int dump(const char *path)
+{
+    struct sg_bounds bounds;
+    char error[1024];
+    if (sg_bounds_load(path, &bounds, print_warning, NULL, error, sizeof error) != 0) {
+        fprintf(stderr, "scaleguard-ini: error: %s\n", error);
+        return 1;
+    }
+    for (size_t i = 0; i < bounds.count; i++) {
+        const struct sg_bound_entry *e = &bounds.entries[i];
+        printf("%s", sg_routines[e->routine].name);
+        if (e->ordinal > 1)
+            printf("#%u", e->ordinal);
+        printf(" class=%s trigger=%s bound=%" PRIu64 " type_size=%" PRIu64 " procs=%" PRIu64
+               " safe_count=%" PRIu64 " delta=%" PRIu64 " failure=%s workaround=%s inplace=%s",
+               sg_class_name(e->cls), e->cls == SG_CLASS_D ? "-" : sg_trigger_name(e->trigger),
+               e->bound, e->type_size, e->procs, e->safe_count, e->delta,
+               sg_failure_name(e->failure), sg_workaround_name(e->workaround),
+               e->inplace ? "yes" : "no");
+        if (e->safe_seconds[0])
+            printf(" safe_seconds=%s", e->safe_seconds);
+        if (e->fail_seconds[0])
+            printf(" fail_seconds=%s", e->fail_seconds);
+        putchar('\n');
+    }
     sg_bounds_free(&bounds);
     return 0;
 }
@@ -153,6 +189,11 @@ int main(int argc, char **argv)
         if (argc != 3)
             return usage_error("check takes exactly one FILE");
         return check(argv[2]);
+    }
+    if (strcmp(argv[1], "dump") == 0) {
+        if (argc != 3)
+            return usage_error("dump takes exactly one FILE");
+        return dump(argv[2]);
     }
     if (strcmp(argv[1], "replace") == 0) {
         if (argc < 4)

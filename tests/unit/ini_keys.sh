@@ -1,7 +1,7 @@
 #!/bin/sh
 # ini_keys.sh SCALEGUARD_INI: `scaleguard-ini replace` takes the keys the
 # tester writes for an in-place, slow entry, and refuses a bad one with its
-# line, leaving the file as it was.
+# line, leaving the file as it was; `dump` prints each entry on one line.
 set -eu
 tool=$1
 dir=$(mktemp -d) || exit 1
@@ -41,4 +41,15 @@ fi
 grep -q "bounds.ini:5: bad seconds for safe_seconds: '1e3'" "$dir/error" ||
     fail "unexpected error: $(cat "$dir/error")"
 cmp -s "$file" "$dir/before.ini" || fail "a refused replace changed the file"
+
+# dump: one line per entry, every key with the value the layer reads.
+"$tool" replace "$file" MPI_Gatherv --entry class=D procs=4 failure=crash --entry class=X \
+    bound=99 type_size=2 procs=3
+expected='MPI_Allgather class=G trigger=snP bound=4000 type_size=0 procs=0 safe_count=0 delta=0 failure=slow workaround=auto inplace=yes safe_seconds=0.0123 fail_seconds=0.5
+MPI_Gatherv class=D trigger=- bound=0 type_size=0 procs=4 safe_count=0 delta=0 failure=crash workaround=auto inplace=no
+MPI_Gatherv#2 class=X trigger=n bound=99 type_size=2 procs=3 safe_count=0 delta=0 failure=unknown workaround=auto inplace=no'
+[ "$("$tool" dump "$file")" = "$expected" ] || fail "unexpected dump: $("$tool" dump "$file")"
+echo 'oops' >>"$file"
+if "$tool" dump "$file" >/dev/null 2>"$dir/error"; then fail "dump read a malformed file"; fi
+grep -q "bounds.ini:" "$dir/error" || fail "dump's error names no line: $(cat "$dir/error")"
 echo "ini_keys.sh: passed"
