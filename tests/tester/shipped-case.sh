@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# shipped-case.sh STAGE_DIR LAYER_LIB INI SECTION fail|pass
+#
+# One entry of a shipped bounds INI (configs/debian12-*.ini) protects: the
+# application call just past its bound, scaleguard-bench (every byte it
+# receives checked) at the entry's P, type size and form, n = safe_count +
+# delta in the layer's n (for Reduce_scatter(_block) the sum of the counts,
+# so the bench's count is that over P).
+#   fail  without ScaleGuard: the job must fail the way the entry's `failure`
+#         says: crash (a signal, or an abort inside the MPI), mpi-error (the
+#         bench's exit 4), wrong-data (exit 3), hang (the time limit), oom,
+#         or slow (more than 10x the time per byte of n/16, run first).
+#   pass  with LD_PRELOAD=LAYER_LIB and SCALEGUARD_CONFIG=INI: the job must
+#         pass with every byte checked, the layer must have loaded INI and
+#         name the workaround it took; a slow entry's call must no longer be
+#         slow.
+# The entry is read with `scaleguard-ini dump`. Exit 0 when all holds; the
+# job's log is shipped-<pid>.log, kept on failure.
+set -euo pipefail
+
+stage=$1 lib=$2 ini=$3 section=$4 expect=$5
+readonly SLOW_FACTOR=10 SLOW_REFERENCE=16
+[[ -f $ini ]] || { echo "FAIL: no bounds file $ini"; exit 1; }
+entry=$("$stage/bin/scaleguard-ini" dump "$ini" | awk -v s="$section" '$1 == s')
+[[ -n $entry ]] || { echo "FAIL: $ini has no entry $section"; exit 1; }
+declare -A key=()
+read -ra words <<<"$entry"
+for word in "${words[@]:1}"; do key[${word%%=*}]=${word#*=}; done
+routine=${section%%#*} procs=${key[procs]} size=${key[type_size]}
+((procs > 0 && size > 0 && key[delta] > 0)) ||
+  { echo "FAIL: $section has no procs, type_size or delta to place the call"; exit 1; }
+n=$((key[safe_count] + key[delta]))
+case $routine in
+  MPI_Reduce_scatter | MPI_Ireduce_scatter | MPI_Reduce_scatter_block | \
+    MPI_Ireduce_scatter_block) count=$((n / procs)) ;;
+  *) count=$n ;;
+esac
+bench=(-c "$routine" -s "$size")
+[[ ${key[inplace]} != yes ]] || bench+=(--inplace)
+if [[ ${key[failure]} == slow ]]; then
+  bench+=(-n "$((count / SLOW_REFERENCE)),$count")
+else
+  bench+=(-n "$count")
+fi
+
+limit=900
+[[ ${key[failure]} != hang || $expect != fail ]] || limit=120
+launch=("$stage/libexec/scaleguard/launch-local" --procs "$procs" --time-limit "$limit")
+if [[ $expect == pass ]]; then
+  launch+=(--preload "$lib" --env "SCALEGUARD_CONFIG=$ini" --env SCALEGUARD_LOG=info)
+fi
+log=$PWD/shipped-$$.log
+line=$("${launch[@]}" --log "$log" -- "$stage/bin/scaleguard-bench" "${bench[@]}")
+read -r status code seconds <<<"$line"
+status=${status#status=} code=${code#exit=} seconds=${seconds#seconds=}
+echo "$section (${key[class]}, failure ${key[failure]}): scaleguard-bench ${bench[*]} at" \
+  "P=$procs: $status (exit $code) in $seconds s"
+grep -E '^scaleguard(-bench)?: |rank .*(returned|element|wrong)' "$log" | head -20 || true
+
+# cliff: whether the second size's time per byte is SLOW_FACTOR times the first's.
+cliff() {
+  sed -n 's/^scaleguard-bench: .* count=\([0-9]*\) .*result=pass seconds=\([0-9.]*\).*/\1 \2/p' \
+    "$log" | awk -v f=$SLOW_FACTOR 'NR == 1 { n1 = $1; t1 = $2 } NR == 2 { n2 = $1; t2 = $2 }
+      END { exit !(NR == 2 && t2 / n2 > f * t1 / n1) }'
+}
+
+result=0
+bad() { echo "FAIL: $*"; result=1; }
+case $expect:${key[failure]} in
+  fail:crash)
+    case $status:$code in
+      signal:*) ;;
+      failed:3 | failed:4 | failed:5) bad "ended with exit $code, not a crash" ;;
+      failed:*) ;; # an abort inside the MPI
+      *) bad "ended as $status, not a crash" ;;
+    esac ;;
+  fail:mpi-error) [[ $status:$code == failed:4 ]] || bad "ended as $status $code, not an MPI error" ;;
+  fail:wrong-data) [[ $status:$code == failed:3 ]] || bad "ended as $status $code, not wrong data" ;;
+  fail:hang) [[ $status == timeout ]] || bad "ended as $status, not by the time limit" ;;
+  fail:oom) [[ $status == oom || $status:$code == failed:5 ]] || bad "ended as $status, not oom" ;;
+  fail:slow)
+    [[ $status == completed ]] || bad "ended as $status"
+    cliff || bad "no cliff: not more than ${SLOW_FACTOR}x the time per byte of n/$SLOW_REFERENCE" ;;
+  fail:*) bad "the entry's failure '${key[failure]}' says nothing to check" ;;
+  pass:*)
+    if [[ $status != completed ]]; then
+      bad "the protected call did not pass"
+    elif grep -q 'result=' "$log" && grep 'result=' "$log" | grep -qv 'result=pass'; then
+      bad "a size did not pass"
+    elif ! grep -qF "entries from $ini" "$log"; then
+      bad "the layer did not load $ini"
+    elif ! grep -Eq '^scaleguard: .*: class [DGX], .*: W' "$log"; then
+      bad "the layer did not report a workaround"
+    elif [[ ${key[failure]} == slow ]] && cliff; then
+      bad "protected, the call is still more than ${SLOW_FACTOR}x slower per byte"
+    fi ;;
+  *) echo "usage: fail or pass, not '$expect'" >&2; exit 2 ;;
+esac
+if ((result == 0)); then
+  echo "PASS"
+  rm -f "$log"
+else
+  echo "log: $log"
+fi
+exit "$result"
