@@ -669,6 +669,8 @@ search() {
     done
     high=$((low + 1))
   fi
+  local search_jobs=$((jobs_run + jobs_reused - jobs_at_start)) search_seconds
+  search_seconds=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { print a - b }')
   local safe fail
   safe=$(grid_point "$low")
   fail=$(grid_point "$high")
@@ -707,6 +709,8 @@ search() {
   fi
   entries+=("${classified[*]} ${found[*]}")
   echo "probe: $routine: ${classified[*]} ${found[*]}"
+  echo "probe: $routine: bound in $search_jobs jobs ($search_seconds s of jobs, $refine)," \
+    "classified in $((jobs_run + jobs_reused - jobs_at_start - search_jobs)) more"
   search_done "${classified[*]} failure=$failure"
 }
 
