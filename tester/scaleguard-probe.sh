@@ -196,11 +196,12 @@ while IFS=$'\t' read -ra line; do
   journaled[${line[0]}]="${line[*]:1:${#line[@]}-2}"
 done <"$journal"
 
-# Keyed by FORM:P:S:N (FORM 1 in place): the outcome of that size (pass,
-# crash, hang, mpi-error, oom, wrong-data, slow) and the seconds of one call.
+# Of the routine under way, keyed by FORM:P:S:N (FORM 1 in place): the
+# outcome of that size (pass, crash, hang, mpi-error, oom, wrong-data, slow)
+# and the seconds of one call.
 declare -A outcome=() seconds_of=()
-# Keyed by FORM:P: the largest measured ratio of a job's peak memory to its
-# prediction from the buffers alone (predicted_bytes).
+# Of the routine under way, keyed by FORM:P: the largest measured ratio of a
+# job's peak memory to its prediction from the buffers alone (predicted_bytes).
 declare -A memory_ratio=()
 jobs_run=0 jobs_reused=0 job_seconds=0 library=
 inplace=0 # the form of the search under way
@@ -744,7 +745,8 @@ write_routine() {
 
 probe_started=$EPOCHREALTIME
 for routine in "${routines[@]}"; do
-  entries=() inconclusive=0
+  # What one routine's jobs showed says nothing of another's.
+  entries=() inconclusive=0 outcome=() seconds_of=() memory_ratio=()
   for inplace in "${forms[@]}"; do
     if ((inplace)) && [[ $routine == MPI_Bcast || $routine == MPI_Ibcast ]]; then
       echo "probe: $routine has no in-place form"
