@@ -698,10 +698,12 @@ search() {
   if ((irregular[$routine] && (p - 1) * safe <= INT_MAX && (p - 1) * fail > INT_MAX)); then
     classified=(class=D)
   else
-    # A doubled point moves up to twice the bytes: twice the time limit.
-    verify $((2 * p)) "$s" "$safe" $((fail - safe)) $((2 * limit))
+    # A doubled point moves up to twice the bytes: the search's limit, 10x
+    # its last pass, still leaves 5x, and a job that reaches it runs again
+    # with twice it.
+    verify $((2 * p)) "$s" "$safe" $((fail - safe)) "$limit"
     local at_double_procs=$verdict_runs
-    verify "$p" $((2 * s)) "$safe" $((fail - safe)) $((2 * limit))
+    verify "$p" $((2 * s)) "$safe" $((fail - safe)) "$limit"
     local at_double_size=$verdict_runs
     mapfile -t classified < <("$ini_tool" classify "$safe" "$s" "$p" \
       "$at_double_procs" "$at_double_size")
