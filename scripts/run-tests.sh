@@ -26,7 +26,7 @@ scripts/build.sh
 jobs=$(nproc)
 for mpi in mpich openmpi; do
   echo "=== $mpi: tests"
-  ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE large
+  ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE 'large|shipped'
   echo "=== $mpi: large-memory tests, one at a time"
   ctest --test-dir "build/$mpi" --output-on-failure -L large --no-tests=ignore
 done
