@@ -31,35 +31,18 @@ echo "scaleguard-bench $*: P=$procs, $status (exit $code) in $seconds s"
 grep -E '^scaleguard(-bench)?: |rank .*(returned|element|wrong)' "$log" | head -20 || true
 
 result=0
+# shellcheck source=case-common.sh
+source "$(dirname "$0")/case-common.sh"
 case $expect in
   fail)
     case $status:$code in
       signal:* | failed:3 | failed:4) ;;
-      failed:5 | oom:*) echo "FAIL: the run ran out of memory, which proves nothing"; result=1 ;;
+      failed:5 | oom:*) bad "the run ran out of memory, which proves nothing" ;;
       failed:*) ;; # an abort inside the MPI
-      completed:*) echo "FAIL: the call passed without ScaleGuard"; result=1 ;;
-      *) echo "FAIL: the run ended as $status"; result=1 ;;
+      completed:*) bad "the call passed without ScaleGuard" ;;
+      *) bad "the run ended as $status" ;;
     esac ;;
-  pass)
-    if [[ $status != completed ]]; then
-      echo "FAIL: the protected call did not pass"
-      result=1
-    elif ! grep -q 'result=pass' "$log"; then
-      echo "FAIL: no passing result line"
-      result=1
-    elif ! grep -qF "entries from $ini" "$log"; then
-      echo "FAIL: the layer did not load $ini"
-      result=1
-    elif ! grep -Eq '^scaleguard: .*: class [DGX], .*: W' "$log"; then
-      echo "FAIL: the layer did not report a workaround"
-      result=1
-    fi ;;
+  pass) protected_passed "$status" "$ini" "$log" ;;
   *) echo "usage: fail or pass, not '$expect'" >&2; exit 2 ;;
 esac
-if ((result == 0)); then
-  echo "PASS"
-  rm -f "$log"
-else
-  echo "log: $log"
-fi
-exit "$result"
+finish "$log"

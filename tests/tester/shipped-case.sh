@@ -65,7 +65,8 @@ cliff() {
 }
 
 result=0
-bad() { echo "FAIL: $*"; result=1; }
+# shellcheck source=case-common.sh
+source "$(dirname "$0")/case-common.sh"
 case $expect:${key[failure]} in
   fail:crash)
     case $status:$code in
@@ -83,23 +84,10 @@ case $expect:${key[failure]} in
     cliff || bad "no cliff: not more than ${SLOW_FACTOR}x the time per byte of n/$SLOW_REFERENCE" ;;
   fail:*) bad "the entry's failure '${key[failure]}' says nothing to check" ;;
   pass:*)
-    if [[ $status != completed ]]; then
-      bad "the protected call did not pass"
-    elif grep -q 'result=' "$log" && grep 'result=' "$log" | grep -qv 'result=pass'; then
-      bad "a size did not pass"
-    elif ! grep -qF "entries from $ini" "$log"; then
-      bad "the layer did not load $ini"
-    elif ! grep -Eq '^scaleguard: .*: class [DGX], .*: W' "$log"; then
-      bad "the layer did not report a workaround"
-    elif [[ ${key[failure]} == slow ]] && cliff; then
+    protected_passed "$status" "$ini" "$log"
+    if ((result == 0)) && [[ ${key[failure]} == slow ]] && cliff; then
       bad "protected, the call is still more than ${SLOW_FACTOR}x slower per byte"
     fi ;;
   *) echo "usage: fail or pass, not '$expect'" >&2; exit 2 ;;
 esac
-if ((result == 0)); then
-  echo "PASS"
-  rm -f "$log"
-else
-  echo "log: $log"
-fi
-exit "$result"
+finish "$log"
