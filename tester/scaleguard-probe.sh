@@ -5,8 +5,9 @@
 # For each routine, each form (plain, MPI_IN_PLACE) and each P:
 #   1. doubling: n = start, 2 start, 4 start, ... until a failure, INT_MAX,
 #      --max-count or the memory limit. Small sizes share one job; the time
-#      limit of each later job is 10x the wall time of the last passing one
-#      (never below --time-limit), so a slow size is not mistaken for a hang.
+#      limit of each later job is 5x the wall time of the last passing one
+#      (never below --time-limit), and a job that reaches it runs again with
+#      twice it, so a slow size is not mistaken for a hang.
 #      A size whose time per byte is more than 10x that of the size 16 times
 #      smaller (a performance cliff), confirmed by a repeat, fails as `slow`.
 #   2. refinement between n' (passed) and 2n' (failed) on the grid
@@ -66,7 +67,7 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --start-count N     first count of the doubling (default 1)
   --max-count N       largest count tried (default and at most INT_MAX)
   --time-limit SEC    limit of the first job and floor of all later ones
-                      (default 60); later limits are 10x the last passing job;
+                      (default 30); later limits are 5x the last passing job;
                       a job that reaches its limit runs once more with 2x it
                       before it counts as a hang
   --memory-limit B    no job predicted to need more than B bytes is run, and
@@ -94,7 +95,7 @@ ini_tool=$here/scaleguard-ini
 launchers=$prefix/libexec/scaleguard
 
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
-max_count=$INT_MAX time_limit=60 memory_limit='' forms_list=plain refine=bisect state=
+max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
 preloads=() bench_envs=()
 
 while (($#)); do
@@ -341,10 +342,11 @@ run_job() {
   done
 }
 
-# The next job's limit: 10x the wall time of a passing job, at least the floor.
+# The next job's limit: 5x the wall time of a passing job, at least the floor
+# (with the retry at twice the limit, a hang is 10x the last pass, twice).
 next_limit() {
   awk -v wall="$1" -v floor="$time_limit" \
-    'BEGIN { t = int(10 * wall + 0.999); print (t > floor ? t : floor) }'
+    'BEGIN { t = int(5 * wall + 0.999); print (t > floor ? t : floor) }'
 }
 
 # In the refinement, sizes go down as well as up: keep the larger limit.
@@ -698,8 +700,8 @@ search() {
   if ((irregular[$routine] && (p - 1) * safe <= INT_MAX && (p - 1) * fail > INT_MAX)); then
     classified=(class=D)
   else
-    # A doubled point moves up to twice the bytes: the search's limit, 10x
-    # its last pass, still leaves 5x, and a job that reaches it runs again
+    # A doubled point moves up to twice the bytes: the search's limit, 5x
+    # its last pass, still leaves 2.5x, and a job that reaches it runs again
     # with twice it.
     verify $((2 * p)) "$s" "$safe" $((fail - safe)) "$limit"
     local at_double_procs=$verdict_runs
