@@ -324,7 +324,12 @@ run_job() {
   local parts item
   read -ra parts <<<"$record"
   job_wall=${parts[2]#seconds=}
-  job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" 'BEGIN { print a + b }')
+  # A retried job also spent its first limit.
+  local first=0 extra
+  for extra in "${parts[@]:4}"; do
+    [[ $extra != retried=* ]] || first=${extra#retried=}
+  done
+  job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" -v c="$first" 'BEGIN { print a + b + c }')
   local where=$inplace:$p:$s
   IFS=, read -ra fields <<<"${parts[3]}"
   for item in "${fields[@]}"; do

@@ -283,6 +283,9 @@ if [[ -n $state ]]; then
       job = ++jobs_of[routine]
       seconds = $4
       sub(/^seconds=/, "", seconds)
+      # A retried job also spent its first limit.
+      for (i = 6; i < NF; i++)
+        if ($i ~ /^retried=/) seconds += substr($i, 9)
       printf "%s\t%d\t%s\t%s\t%s\n", routine, job, p, s, seconds + 0 > jobs
       n = split($5, results, ",")
       for (i = 1; i <= n; i++) {
