@@ -676,27 +676,35 @@ report=$output/report.md
     echo "## Where the time went"
     echo
     echo "Per routine and form, from \`$state/searches.tsv\` (one line per search each time the"
-    echo "probe ran it: a search replayed from the journal runs no job and takes little time;"
-    echo "one cut short by a kill is missing there, but its jobs are in the journal and in the"
-    echo "job seconds of the table above). *jobs* is what the searches used, *run* the jobs they"
-    echo "started (the rest came from the journal), *job seconds* the launcher's wall time of"
-    echo "those jobs, *wall* the driver's own time, all P together."
+    echo "probe ran it). *jobs* and *job seconds* are each search's, as its last run counted"
+    echo "them (jobs taken from the journal included; a job that reached its time limit and ran"
+    echo "again counts that limit too); *run* the jobs started and *wall* the driver's time,"
+    echo "summed over every run of the search (a search cut short by a kill is missing there,"
+    echo "its jobs are not); all P together."
     echo
     echo "| routine | form | P | jobs | run | job seconds | wall seconds | outcome at each P |"
     echo "|---|---|---|---:|---:|---:|---:|---|"
     awk -F '\t' '
-      { key = $1 SUBSEP $3
-        if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-        ps[key] = ps[key] (index("," ps[key] ",", "," $2 ",") ? "" : (ps[key] == "" ? "" : ",") $2)
-        jobs[key] += $4; run[key] += $5; js[key] += $6; wall[key] += $7
-        tj += $4; tr += $5; tjs += $6; tw += $7
-        outcome[key] = outcome[key] (outcome[key] == "" ? "" : "; ") "P=" $2 ": " $8 }
+      { search = $1 SUBSEP $3 SUBSEP $2
+        if (!(search in last)) order[++n] = search
+        last[search] = $0
+        run[search] += $5; wall[search] += $7 }
       END {
         for (i = 1; i <= n; i++) {
-          split(order[i], k, SUBSEP)
+          split(last[order[i]], f, "\t")
+          key = f[1] SUBSEP f[3]
+          if (!(key in seen)) { seen[key] = 1; routines[++m] = key }
+          ps[key] = ps[key] (ps[key] == "" ? "" : ",") f[2]
+          jobs[key] += f[4]; js[key] += f[6]
+          runs[key] += run[order[i]]; walls[key] += wall[order[i]]
+          outcome[key] = outcome[key] (outcome[key] == "" ? "" : "; ") "P=" f[2] ": " f[8]
+          tj += f[4]; tjs += f[6]; tr += run[order[i]]; tw += wall[order[i]]
+        }
+        for (i = 1; i <= m; i++) {
+          split(routines[i], k, SUBSEP)
           printf "| %s | %s | %s | %d | %d | %.1f | %.1f | %s |\n", k[1],
-            k[2] == 1 ? "in place" : "plain", ps[order[i]], jobs[order[i]], run[order[i]],
-            js[order[i]], wall[order[i]], outcome[order[i]]
+            k[2] == 1 ? "in place" : "plain", ps[routines[i]], jobs[routines[i]],
+            runs[routines[i]], js[routines[i]], walls[routines[i]], outcome[routines[i]]
         }
         printf "| **all** | | | %d | %d | %.1f | %.1f | |\n", tj, tr, tjs, tw
       }' "$state/searches.tsv"
