@@ -735,7 +735,7 @@ write_routine() {
     echo "probe: $routine: not measured at every P and form; INI unchanged"
     return 0
   fi
-  local arguments=() entry seen_d=() words
+  local arguments=() entry seen_d=() words written=0
   for entry in "${entries[@]}"; do
     read -ra words <<<"$entry"
     if [[ ${words[0]} == class=D ]]; then
@@ -745,10 +745,11 @@ write_routine() {
       seen_d+=("$form")
     fi
     arguments+=(--entry "${words[@]}")
+    written=$((written + 1))
   done
   "$ini_tool" replace "$output" "$routine" "${arguments[@]}"
-  if ((${#entries[@]})); then
-    echo "probe: $routine: ${#entries[@]} entries written"
+  if ((written)); then
+    echo "probe: $routine: $written entries written"
   else
     echo "probe: $routine: no failure at any P or form; no entry"
   fi
