@@ -50,14 +50,22 @@ static int usage_error(const char *what)
     return 2;
 }
 
+/* Loads `path`, warnings and the error (with its line) on stderr; -1 on error. */
+static int load(const char *path, struct sg_bounds *bounds)
+{
+    char error[1024];
+    if (sg_bounds_load(path, bounds, print_warning, NULL, error, sizeof error) != 0) {
+        fprintf(stderr, "scaleguard-ini: error: %s\n", error);
+        return -1;
+    }
+    return 0;
+}
+
 static int check(const char *path)
 {
     struct sg_bounds bounds;
-    char error[1024];
-    if (sg_bounds_load(path, &bounds, print_warning, NULL, error, sizeof error) != 0) {
-        fprintf(stderr, "scaleguard-ini: error: %s\n", error);
+    if (load(path, &bounds) != 0)
         return 1;
-    }
     int seen[SG_ROUTINE_COUNT] = {0};
     size_t routines = 0;
     for (size_t i = 0; i < bounds.count; i++)
@@ -72,11 +80,8 @@ static int check(const char *path)
 static int dump(const char *path)
 {
     struct sg_bounds bounds;
-    char error[1024];
-    if (sg_bounds_load(path, &bounds, print_warning, NULL, error, sizeof error) != 0) {
-        fprintf(stderr, "scaleguard-ini: error: %s\n", error);
+    if (load(path, &bounds) != 0)
         return 1;
-    }
     for (size_t i = 0; i < bounds.count; i++) {
         const struct sg_bound_entry *e = &bounds.entries[i];
         printf("%s", sg_routines[e->routine].name);
