@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls exactly this):
-#   both MPI trees: every test, the large-memory ones one at a time;
+#   both MPI trees, built with warnings as errors (SCALEGUARD_WERROR): every
+#   test, the large-memory ones one at a time;
 #   a sanitizer tree (ASan + UBSan) for the unit tests;
 #   a clang tree running each fuzz target for SCALEGUARD_FUZZ_SECONDS (60).
 set -euo pipefail
@@ -9,7 +10,7 @@ usage() {
 usage: scripts/run-tests.sh
        scripts/run-tests.sh --help
 The whole test suite, as CI runs it: installs what is missing, builds
-build/mpich and build/openmpi and runs all their tests (the large-memory ones
+build/mpich and build/openmpi (warnings are errors here) and runs all their tests (the large-memory ones
 one at a time), the unit tests under ASan + UBSan (build/sanitize) and each
 fuzz target for $SCALEGUARD_FUZZ_SECONDS (60) seconds (build/fuzz).
 EOF
@@ -21,7 +22,7 @@ esac
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-scripts/build.sh
+scripts/build.sh -DSCALEGUARD_WERROR=ON
 
 jobs=$(nproc)
 for mpi in mpich openmpi; do
@@ -32,12 +33,14 @@ for mpi in mpich openmpi; do
 done
 
 echo "=== unit tests under AddressSanitizer and UBSan"
-cmake -S . -B build/sanitize -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_SANITIZE=ON
+cmake -S . -B build/sanitize -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_WERROR=ON \
+  -DSCALEGUARD_SANITIZE=ON
 cmake --build build/sanitize --parallel "$jobs"
 ctest --test-dir build/sanitize --output-on-failure --parallel "$jobs" -L unit
 
 echo "=== fuzz targets"
-CC=clang cmake -S . -B build/fuzz -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_FUZZ=ON \
+CC=clang cmake -S . -B build/fuzz -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_WERROR=ON \
+  -DSCALEGUARD_FUZZ=ON \
   -DSCALEGUARD_FUZZ_SECONDS="${SCALEGUARD_FUZZ_SECONDS:-60}"
 cmake --build build/fuzz --parallel "$jobs"
 ctest --test-dir build/fuzz --output-on-failure --parallel "$jobs" -L fuzz
