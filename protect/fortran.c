@@ -8,7 +8,9 @@
  *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 26 collectives: the C
  *    wrappers of protect.c see Fortran callers as they are, once. Only
  *    mpi_f08's MPI_Finalize (mpi_finalize_f08_) calls PMPI_Finalize, which
- *    skips the layer's MPI_Finalize summary: it is redefined below.
+ *    skips the layer's MPI_Finalize summary, and its MPI_Init and
+ *    MPI_Init_thread call PMPI_Init*, which skips the ranks' agreement on
+ *    the bounds (agree.c): those three are redefined below.
  *
  *  - Open MPI 4.1.4: mpif.h and `use mpi` (libmpi_mpifh.so; the `use mpi`
  *    module of libmpi_usempi_ignore_tkr.so calls the same mpi_gatherv_) name
@@ -17,7 +19,8 @@
  *    arguments and calls PMPI_Gatherv directly. `use mpi_f08`
  *    (libmpi_usempif08.so: mpi_gatherv_f08_) calls ompi_gatherv_f through
  *    its PLT. So the C wrappers never see a Fortran caller. This file
- *    defines, for each of the 26 collectives and MPI_Finalize, ompi_<name>_f
+ *    defines, for each of the 26 collectives, MPI_Init, MPI_Init_thread and
+ *    MPI_Finalize, ompi_<name>_f
  *    (which catches mpi_f08) and the four names of mpif.h (which catch
  *    mpif.h and `use mpi`: the aliases inside libmpi_mpifh.so are the same
  *    code, not calls). Each converts its arguments exactly as Open MPI 4.1's
@@ -41,9 +44,25 @@
 #endif
 
 #if defined(SCALEGUARD_MPI_MPICH) || (defined(SCALEGUARD_MPI_OPENMPI) && OMPI_MAJOR_VERSION == 4)
-/* The Fortran MPI_Finalize of both MPIs: like the C one, through the layer's
- * MPI_Finalize (layer.c), which prints the summary. ierror is optional in
- * mpi_f08 (NULL when absent). */
+/* The Fortran MPI_Init, MPI_Init_thread and MPI_Finalize that bypass the C
+ * ones: through the layer's (agree.c: the ranks agree on the bounds; layer.c:
+ * the summary). ierror is optional in mpi_f08 (NULL when absent). */
+static void fortran_init(MPI_Fint *ierr)
+{
+    int err = MPI_Init(NULL, NULL);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
+
+static void fortran_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    int given;
+    int err = MPI_Init_thread(NULL, NULL, (int)*required, &given);
+    *provided = (MPI_Fint)given;
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
+
 static void fortran_finalize(MPI_Fint *ierr)
 {
     int err = MPI_Finalize();
@@ -54,6 +73,13 @@ static void fortran_finalize(MPI_Fint *ierr)
 
 #if defined(SCALEGUARD_MPI_MPICH)
 
+SG_EXPORT void mpi_init_f08_(MPI_Fint *ierr);
+void mpi_init_f08_(MPI_Fint *ierr) { fortran_init(ierr); }
+SG_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    fortran_init_thread(required, provided, ierr);
+}
 SG_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr);
 void mpi_finalize_f08_(MPI_Fint *ierr) { fortran_finalize(ierr); }
 
@@ -208,6 +234,15 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
 
 SG_COLLECTIVES(SG_DEFINE_FORTRAN)
 
+SG_EXPORT void ompi_init_f(MPI_Fint *ierr);
+void ompi_init_f(MPI_Fint *ierr) { fortran_init(ierr); }
+SG_FORTRAN_NAMES(ompi_init_f, init, INIT)
+SG_EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    fortran_init_thread(required, provided, ierr);
+}
+SG_FORTRAN_NAMES(ompi_init_thread_f, init_thread, INIT_THREAD)
 SG_EXPORT void ompi_finalize_f(MPI_Fint *ierr);
 void ompi_finalize_f(MPI_Fint *ierr) { fortran_finalize(ierr); }
 SG_FORTRAN_NAMES(ompi_finalize_f, finalize, FINALIZE)

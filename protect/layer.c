@@ -4,6 +4,7 @@
 #include "layer.h"
 #include "pending.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +47,34 @@ static int in_place_everywhere(enum sg_routine r)
     }
 }
 
+/* FNV-1a over every field of the rules that a decision reads, routine by
+ * routine in file order (not the measurement's notes: n_s, delta, failure,
+ * seconds, lines); the same for every process that loaded the same bounds. */
+static uint64_t fingerprint(const struct sg_rule_set *set)
+{
+    uint64_t h = 1469598103934665603u;
+#define SG_MIX(value)                      \
+    do {                                   \
+        h ^= (uint64_t)(value);            \
+        h *= 1099511628211u;               \
+    } while (0)
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+        SG_MIX(set->all[r].count);
+        for (size_t i = 0; i < set->all[r].count; i++) {
+            const struct sg_bound_entry *e = set->all[r].entries[i];
+            SG_MIX(e->cls);
+            SG_MIX(e->trigger);
+            SG_MIX(e->bound);
+            SG_MIX(e->type_size);
+            SG_MIX(e->procs);
+            SG_MIX(e->workaround);
+            SG_MIX(e->inplace);
+        }
+    }
+#undef SG_MIX
+    return h;
+}
+
 static void load_layer(void)
 {
     const char *level = getenv("SCALEGUARD_LOG");
@@ -63,14 +92,17 @@ static void load_layer(void)
                    level);
     }
 
+    layer.fingerprint = fingerprint(&layer.loaded); /* no rules, until some load */
     const char *path = getenv("SCALEGUARD_CONFIG");
     if (path == NULL || *path == '\0') {
+        snprintf(layer.source, sizeof layer.source, "no SCALEGUARD_CONFIG");
         if (world_rank() == 0)
             sg_log(SG_LOG_INFO, NULL, "no SCALEGUARD_CONFIG: Class D protection only");
         return;
     }
     char error[512];
     if (sg_bounds_load(path, &layer.bounds, warn_on_rank0, NULL, error, sizeof error) != 0) {
+        snprintf(layer.source, sizeof layer.source, "%s", error);
         if (world_rank() == 0)
             sg_log(SG_LOG_WARN, NULL, "%s; going on with Class D protection only", error);
         return;
@@ -80,36 +112,52 @@ static void load_layer(void)
     layer.index = calloc(layer.bounds.count ? 2 * layer.bounds.count : 1, sizeof *layer.index);
     if (layer.index == NULL) {
         sg_bounds_free(&layer.bounds);
+        snprintf(layer.source, sizeof layer.source, "%s: out of memory", path);
         sg_log(SG_LOG_WARN, NULL, "out of memory loading %s; Class D protection only", path);
         return;
     }
     const struct sg_bound_entry **next = layer.index;
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        layer.rules[r].entries = next;
+        layer.loaded.all[r].entries = next;
         for (size_t i = 0; i < layer.bounds.count; i++)
             if (layer.bounds.entries[i].routine == (enum sg_routine)r)
                 *next++ = &layer.bounds.entries[i];
-        layer.rules[r].count = (size_t)(next - layer.rules[r].entries);
+        layer.loaded.all[r].count = (size_t)(next - layer.loaded.all[r].entries);
     }
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        layer.rules_not_in_place[r].entries = next;
+        layer.loaded.not_in_place[r].entries = next;
         for (size_t i = 0; i < layer.bounds.count; i++) {
             const struct sg_bound_entry *e = &layer.bounds.entries[i];
             int in_place_only = e->inplace && in_place_everywhere(e->routine);
             if (e->routine == (enum sg_routine)r && !in_place_only)
                 *next++ = e;
         }
-        layer.rules_not_in_place[r].count =
-            (size_t)(next - layer.rules_not_in_place[r].entries);
+        layer.loaded.not_in_place[r].count =
+            (size_t)(next - layer.loaded.not_in_place[r].entries);
     }
-    if (world_rank() == 0)
-        sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer.bounds.count, path);
+    layer.fingerprint = fingerprint(&layer.loaded);
+    snprintf(layer.source, sizeof layer.source, "%s: %zu bound entries (digest %016" PRIx64 ")",
+             path, layer.bounds.count, layer.fingerprint);
+    if (!sg_init_seen) {
+        if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL,
+                   "the bounds of %s are not applied: MPI was initialised past the layer, so "
+                   "the ranks could not agree on them; Class D protection only", path);
+        return;
+    }
+    layer.path = path;
 }
 
 const struct sg_layer *sg_layer(void)
 {
     pthread_once(&layer_once, load_layer);
     return &layer;
+}
+
+void sg_layer_apply(int agreed)
+{
+    static const struct sg_rule_set class_d_only;
+    layer.rules = agreed ? layer.loaded : class_d_only;
 }
 
 void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)

@@ -15,18 +15,36 @@ struct sg_rules {
     size_t count;
 };
 
-struct sg_layer {
-    enum sg_log_level log_level;
-    struct sg_bounds bounds;                 /* owns the entries */
-    const struct sg_bound_entry **index;     /* entries grouped by routine, twice */
-    struct sg_rules rules[SG_ROUTINE_COUNT]; /* views into `index`: every entry */
-    /* The same without the inplace = yes entries of the routines whose ranks
-     * all pass MPI_IN_PLACE together (sg_rules_of). */
-    struct sg_rules rules_not_in_place[SG_ROUTINE_COUNT];
+/* The rules of every routine: views into the loaded entries, grouped by
+ * routine in file order; `not_in_place` without the inplace = yes entries of
+ * the routines whose ranks all pass MPI_IN_PLACE together (sg_rules_of). */
+struct sg_rule_set {
+    struct sg_rules all[SG_ROUTINE_COUNT];
+    struct sg_rules not_in_place[SG_ROUTINE_COUNT];
 };
 
-/* The configuration, loaded on the first intercepted call (thread-safe). */
+struct sg_layer {
+    enum sg_log_level log_level;
+    struct sg_bounds bounds;             /* owns the entries */
+    const struct sg_bound_entry **index; /* entries grouped by routine, twice */
+    struct sg_rule_set loaded;           /* what this process read */
+    /* What the calls use: empty (Class D protection only) until every
+     * process of MPI_COMM_WORLD has loaded the same rules (agree.c). */
+    struct sg_rule_set rules;
+    uint64_t fingerprint; /* digest of `loaded`: every field a decision reads */
+    const char *path;     /* the INI the rules came from, NULL when none */
+    char source[600];     /* what this process loaded, for the ranks' report */
+};
+
+/* The configuration, loaded on first use (thread-safe): at MPI_Init, where
+ * the ranks agree on it (agree.c). */
 const struct sg_layer *sg_layer(void);
+
+/* Put the loaded rules in force (agreed) or leave Class D protection only. */
+void sg_layer_apply(int agreed);
+
+/* Whether MPI initialisation went through the layer (agree.c). */
+extern int sg_init_seen;
 
 /* The entries that apply to call c. An inplace = yes entry was measured on
  * the MPI_IN_PLACE form. Allgather(v), Alltoall(v), Allreduce,
@@ -38,8 +56,8 @@ const struct sg_layer *sg_layer(void);
 static inline const struct sg_rules *sg_rules_of(const struct sg_layer *layer,
                                                  const struct sg_call *c)
 {
-    return c->sendbuf == MPI_IN_PLACE ? &layer->rules[c->routine]
-                                      : &layer->rules_not_in_place[c->routine];
+    return c->sendbuf == MPI_IN_PLACE ? &layer->rules.all[c->routine]
+                                      : &layer->rules.not_in_place[c->routine];
 }
 
 /* printf-like, prefixed "scaleguard: ", to stderr, if level is enabled.

@@ -339,7 +339,7 @@ static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t pr
 {
     struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1, .complete = 1};
     struct verdict v;
-    judge(&sg_layer()->rules[r], &sh, sg_routines[r].name, &v);
+    judge(&sg_layer()->rules.all[r], &sh, sg_routines[r].name, &v);
     return v.cls < 0;
 }
 

@@ -5,6 +5,8 @@
 !   blocking     MPI_GATHERV to rank 0
 !   in-place     MPI_GATHERV to the last rank, which passes MPI_IN_PLACE
 !   nonblocking  MPI_IGATHERV to rank 0, then MPI_WAIT
+! MPI starts with MPI_INIT_THREAD in the nonblocking case, MPI_INIT else: the
+! layer must see both, where the ranks agree on their bounds.
 ! The root checks every element; all ranks exit with status 3 when one is
 ! wrong (2 on bad usage or an MPI error code).
 program gatherv
@@ -23,13 +25,17 @@ program gatherv
 #else
   integer :: request
 #endif
-  integer :: ierr, rank, procs, root, r, i, bad
+  integer :: ierr, rank, procs, root, r, i, bad, provided
   integer, allocatable, asynchronous :: sendbuf(:), recvbuf(:)
   integer, allocatable :: counts(:), displs(:)
   character(len=16) :: mode
 
   call get_command_argument(1, mode)
-  call MPI_Init(ierr)
+  if (mode == 'nonblocking') then
+    call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
+  else
+    call MPI_Init(ierr)
+  end if
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, procs, ierr)
 

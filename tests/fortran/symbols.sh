@@ -8,9 +8,10 @@
 #  - openmpi: for each of the 26 collectives (the C MPI_Xxx it exports) all
 #    five names of Open MPI 4.1's binding, ompi_xxx_f, mpi_xxx, mpi_xxx_,
 #    mpi_xxx__ and MPI_XXX;
+#    and those of MPI_Init, MPI_Init_thread and MPI_Finalize;
 #  - mpich: none of them (MPICH's bindings call MPI_Xxx, so the C wrappers
-#    see Fortran callers already), and mpi_finalize_f08_ (which calls
-#    PMPI_Finalize there).
+#    see Fortran callers already), and mpi_init_f08_, mpi_init_thread_f08_
+#    and mpi_finalize_f08_ (which call PMPI_* there).
 nm=$1 flavor=$2 layer=$3
 shift 3
 ours=$(mktemp) && theirs=$(mktemp) && fortran=$(mktemp) || exit 1
@@ -32,9 +33,9 @@ while read -r name; do
     has "$theirs" "$name" || problem "exports $name, which the MPI's Fortran libraries do not define"
 done <"$fortran"
 
-# the C exports that are not collectives: MPI_Finalize and the completion
-# calls (protect/pending.c)
-completion='MPI_(Finalize|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status)'
+# the C exports that are not collectives: MPI_Init(_thread), MPI_Finalize
+# and the completion calls (protect/pending.c)
+completion='MPI_(Init|Init_thread|Finalize|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status)'
 collectives=$(grep -E '^MPI_[A-Z][a-z_]+$' "$ours" | grep -vxE "$completion")
 count=$(printf '%s\n' "$collectives" | grep -c .)
 [ "$count" -eq 26 ] || problem "exports $count C collectives, expected 26"
@@ -50,10 +51,13 @@ for c in $collectives; do
     has "$theirs" "mpi_${lower}_" || problem "the MPI's Fortran libraries do not define mpi_${lower}_"
 done
 case $flavor in
-openmpi) for name in ompi_finalize_f mpi_finalize_; do
+openmpi) for name in ompi_init_f mpi_init_ ompi_init_thread_f mpi_init_thread_ ompi_finalize_f \
+        mpi_finalize_; do
         has "$ours" "$name" || problem "does not export $name"
     done ;;
-mpich) has "$ours" mpi_finalize_f08_ || problem "does not export mpi_finalize_f08_" ;;
+mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_; do
+        has "$ours" "$name" || problem "does not export $name"
+    done ;;
 *) problem "unknown MPI flavour $flavor" ;;
 esac
 [ "$fail" -eq 0 ] && echo "symbols.sh: $flavor: $(grep -c . "$fortran") Fortran entry points, all the MPI's own"

@@ -1,0 +1,147 @@
+/* The ranks agree on the bounds they loaded, once, inside MPI_Init.
+ *
+ * Every rank of a collective must take the same path through the layer, or
+ * compute its own part of it locally (W2, Class D at the root); both follow
+ * from the loaded bounds. A node without the INI, a typo in one copy, or a
+ * SCALEGUARD_CONFIG that differs per rank would put the ranks on different
+ * paths: mismatched collectives, hangs, messages left unmatched. So the
+ * bounds take effect only when every process of MPI_COMM_WORLD has loaded
+ * the same rules (the digest of layer.c), which one Allreduce of 16 bytes
+ * inside MPI_Init (or MPI_Init_thread) tells; every communicator the job
+ * makes later holds processes of this world, so its ranks agree too. When
+ * they differ, every rank goes on with Class D protection only, which needs
+ * no agreement, and rank 0 names each group of ranks and what it loaded.
+ *
+ * Processes started by MPI_Comm_spawn agree within their own world;
+ * intercommunicators pass through the layer unprotected. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "layer.h"
+
+int sg_init_seen;
+
+/* What one rank loaded, as rank 0 reports it. */
+struct loaded {
+    uint64_t fingerprint;
+    char host[64];
+    char source[600];
+};
+
+/* Append "0,2-5,7" for the ranks of `all` whose fingerprint is `fp`. */
+static void append_ranks(char *out, size_t size, const struct loaded *all, int procs,
+                         uint64_t fp, int *members)
+{
+    *members = 0;
+    for (int r = 0; r < procs; r++) {
+        if (all[r].fingerprint != fp)
+            continue;
+        int last = r;
+        while (last + 1 < procs && all[last + 1].fingerprint == fp)
+            last++;
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, last > r ? "%s%d-%d" : "%s%d", *members ? "," : "", r,
+                 last);
+        *members += last - r + 1;
+        r = last;
+    }
+}
+
+/* Rank 0's one message: the groups of ranks by what they loaded, in the
+ * order of each group's first rank. */
+static void report(const struct loaded *all, int procs)
+{
+    size_t size = 4096;
+    char *text = malloc(size), *ranks = malloc(size);
+    if (text == NULL || ranks == NULL) {
+        free(text);
+        free(ranks);
+        sg_log(SG_LOG_WARN, NULL, "the ranks loaded different bounds: none is applied, on any "
+                                  "rank (Class D protection only)");
+        return;
+    }
+    snprintf(text, size, "the ranks loaded different bounds (SCALEGUARD_CONFIG), so none is "
+                         "applied, on any rank (Class D protection only):");
+    int groups = 0;
+    for (int r = 0; r < procs; r++) {
+        int first = 1;
+        for (int q = 0; q < r && first; q++)
+            first = all[q].fingerprint != all[r].fingerprint;
+        if (!first)
+            continue;
+        if (++groups > 8) {
+            size_t used = strlen(text);
+            snprintf(text + used, size - used, "; and more");
+            break;
+        }
+        int members;
+        ranks[0] = '\0';
+        append_ranks(ranks, size, all, procs, all[r].fingerprint, &members);
+        size_t used = strlen(text);
+        snprintf(text + used, size - used, "%s rank%s %s (host %s): %s", groups > 1 ? ";" : "",
+                 members > 1 ? "s" : "", ranks, all[r].host, all[r].source);
+    }
+    sg_log(SG_LOG_WARN, NULL, "%s", text);
+    free(text);
+    free(ranks);
+}
+
+/* After PMPI_Init: load, agree, apply. An error in the agreement itself
+ * leaves Class D protection only, on this rank; it is MPI's own failure,
+ * and MPI reports it on the others too. */
+static void agree(void)
+{
+    sg_init_seen = 1;
+    const struct sg_layer *layer = sg_layer();
+    uint64_t mine[2] = {layer->fingerprint, ~layer->fingerprint}, extremes[2];
+    if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return;
+    int agreed = extremes[0] == ~extremes[1]; /* max == min */
+    sg_layer_apply(agreed);
+    int rank, procs;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &procs);
+    if (agreed) {
+        if (rank == 0 && layer->path != NULL)
+            sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,
+                   layer->path);
+        return;
+    }
+
+    struct loaded own = {.fingerprint = layer->fingerprint};
+    if (gethostname(own.host, sizeof own.host - 1) != 0)
+        snprintf(own.host, sizeof own.host, "?");
+    snprintf(own.source, sizeof own.source, "%s", layer->source);
+    struct loaded *all = rank == 0 ? malloc((size_t)procs * sizeof *all) : NULL;
+    /* every rank takes part, even when rank 0 has no room: it then reports less */
+    int have_room = rank != 0 || all != NULL;
+    PMPI_Bcast(&have_room, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (have_room)
+        PMPI_Gather(&own, (int)sizeof own, MPI_BYTE, all, (int)sizeof own, MPI_BYTE, 0,
+                    MPI_COMM_WORLD);
+    if (rank == 0 && have_room)
+        report(all, procs);
+    else if (rank == 0)
+        sg_log(SG_LOG_WARN, NULL, "the ranks loaded different bounds: none is applied, on any "
+                                  "rank (Class D protection only)");
+    free(all);
+}
+
+SG_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int err = PMPI_Init(argc, argv);
+    if (err == MPI_SUCCESS)
+        agree();
+    return err;
+}
+
+SG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int err = PMPI_Init_thread(argc, argv, required, provided);
+    if (err == MPI_SUCCESS)
+        agree();
+    return err;
+}
