@@ -25,3 +25,10 @@ endfunction()
 # one without the project's own variables (ENVIRONMENT_MODIFICATION value).
 set(SG_MPI_TEST_CLEAN_ENV
   "LD_PRELOAD=unset:;SCALEGUARD_CONFIG=unset:;SCALEGUARD_LOG=unset:;SCALEGUARD_FAULT_ROUTINES=unset:;SCALEGUARD_FAULT_TRIGGER=unset:;SCALEGUARD_FAULT_BOUND=unset:;SCALEGUARD_FAULT_KIND=unset:;SCALEGUARD_FAULT_X=unset:;SCALEGUARD_FAULT_LOG=unset:")
+
+# What standard error says when a rank dies of SIGSEGV, for the negative
+# controls that expect a crash: MPICH (over UCX) "Caught signal 11
+# (Segmentation fault: ...", from UCX's handler (hydra's own report goes to
+# standard output); Open MPI "... exited on signal 11 (Segmentation fault)".
+# Exit statuses differ (MPICH 11, Open MPI 1 or 139).
+set(SG_MPI_SEGV "signal 11 \\(Segmentation fault")

@@ -123,6 +123,8 @@ static void load_layer(void)
             if (layer.bounds.entries[i].routine == (enum sg_routine)r)
                 *next++ = &layer.bounds.entries[i];
         layer.loaded.all[r].count = (size_t)(next - layer.loaded.all[r].entries);
+        for (size_t i = 0; i < layer.loaded.all[r].count; i++)
+            layer.loaded.all[r].bounded |= layer.loaded.all[r].entries[i]->cls != SG_CLASS_D;
     }
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         layer.loaded.not_in_place[r].entries = next;
@@ -134,6 +136,9 @@ static void load_layer(void)
         }
         layer.loaded.not_in_place[r].count =
             (size_t)(next - layer.loaded.not_in_place[r].entries);
+        for (size_t i = 0; i < layer.loaded.not_in_place[r].count; i++)
+            layer.loaded.not_in_place[r].bounded |=
+                layer.loaded.not_in_place[r].entries[i]->cls != SG_CLASS_D;
     }
     layer.fingerprint = fingerprint(&layer.loaded);
     snprintf(layer.source, sizeof layer.source, "%s: %zu bound entries (digest %016" PRIx64 ")",

@@ -13,6 +13,7 @@ enum sg_log_level { SG_LOG_QUIET, SG_LOG_WARN, SG_LOG_INFO, SG_LOG_DEBUG };
 struct sg_rules {
     const struct sg_bound_entry *const *entries;
     size_t count;
+    int bounded; /* some entry has a bound (class G or X): its problem is inside the MPI */
 };
 
 /* The rules of every routine: views into the loaded entries, grouped by

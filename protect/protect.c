@@ -13,9 +13,10 @@
  *  - W1-B changes every rank's messages, so the ranks must agree on rounds.
  *    That costs one tiny collective (a Bcast of the root's plan, or an
  *    Allreduce of every rank's need, where any rank's need for W1-B makes
- *    every rank cut) and is paid only for routines that
- *    have a bound in the configuration. Routines without one, the common
- *    case, never send anything extra.
+ *    every rank cut) and is paid only for routines with a bound (class G
+ *    or X) in the configuration, and for Allgatherv only on calls that meet
+ *    it. Routines without one, the common case, and Class D entries never
+ *    send anything extra.
  *  - W1-B of a Class D layout with no factor for W2 (see "Class D by
  *    windows" below): one window, moved by the deciding rank alone, is as
  *    local as W2; more windows need the agreement above. */
@@ -59,7 +60,7 @@ enum left_reason {
     LEFT_NO_WORKAROUND, /* no workaround can guarantee the result */
     LEFT_CANNOT_CUT,    /* W1-B cannot cut this rank's layout, so no rank cuts */
     LEFT_REFUSED,       /* the engine refused the plan */
-    LEFT_NEEDS_ENTRY,   /* W1-B needs windows the non-roots can learn only with an INI entry */
+    LEFT_NEEDS_MESSAGE, /* W1-B needs windows the non-roots could learn only from the root */
     LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
     LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
     LEFT_REASONS
@@ -251,17 +252,6 @@ static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
     return (int)members;
 }
 
-/* Whether the routine's INI entries put its problem inside the MPI (class G
- * or X): then W3 is never used, since the large-count functions run the
- * same code inside (MPICH 4.0.2's MPI_Scatter_c crashes like MPI_Scatter). */
-static int problem_inside_mpi(const struct sg_rules *rules)
-{
-    for (size_t i = 0; i < rules->count; i++)
-        if (rules->entries[i]->cls != SG_CLASS_D)
-            return 1;
-    return 0;
-}
-
 /* ---- Class D by windows ------------------------------------------------
  *
  * A Class D layout whose counts and displacements share no factor > 1 (so
@@ -283,23 +273,25 @@ static int problem_inside_mpi(const struct sg_rules *rules)
  *    must learn which sub-call that is, and only the root can know: there
  *    is no way around a message from the root, and a non-root learns that
  *    one is coming only if it waits for one on every call. So this is done
- *    only where that message is sent anyway: for routines with an entry in
- *    the bounds INI (a `class = D` entry is enough, the tester writes one
- *    for a routine that failed so), whose plan the root already broadcasts
- *    on every call. The plan (kind, chunk, rounds, windows: 32 bytes) tells
+ *    only where that message is sent anyway: for routines with a bound
+ *    (class G or X) in the bounds INI, whose plan the root broadcasts on
+ *    every call. Class D never costs a message: the tester writes a
+ *    `class = D` entry for a routine that failed so, and every call of
+ *    Scatterv would pay for the rare one. The plan (kind, chunk, rounds,
+ *    windows: 32 bytes) tells
  *    every rank the number of windows, and only when there is more than one
  *    does a second collective follow: a Scatter of one int per rank, its
  *    window. A Scatter rather than a Bcast of all P windows: each rank gets
  *    4 bytes and the root sends 4P, where a Bcast would move 4P bytes to
  *    every rank; either is paid only on calls that move >= 4 Gi elements at
- *    the root. Without an entry the call is left alone, and the warning
- *    names the entry to add.
+ *    the root. Otherwise the call is left alone (where the MPI has the
+ *    large-count functions, W3 takes it: the root alone).
  *  - Allgatherv: every rank holds counts and displacements and computes the
  *    same windows from them with no message. This assumes the ranks pass
  *    the same displs (they may legally differ; codes whose displs wrap build
- *    them alike, from the same counts). Where the routine has an INI entry,
- *    its Allreduce checks the assumption: the ranks compare their windows
- *    (count and a digest), and if they differ no rank cuts.
+ *    them alike, from the same counts). Where a call meets a bound of the
+ *    routine, its Allreduce checks the assumption: the ranks compare their
+ *    windows (count and a digest), and if they differ no rank cuts.
  *  - Alltoallv: each rank's block for rank i meets rank i's block for it,
  *    in whatever window each puts it, so its sides are never split; a side
  *    spanning under 2^32 extents is rebased whole (one window), a local
@@ -362,7 +354,10 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
 
     /* W3: Class D alone, where this MPI has the large-count function. */
-    int w3_allowed = v->cls == SG_CLASS_D && !problem_inside_mpi(rules);
+    /* not where the routine has a bound: its problem is inside the MPI, and the
+     * large-count function runs the same code (MPICH 4.0.2's MPI_Scatter_c
+     * crashes like MPI_Scatter) */
+    int w3_allowed = v->cls == SG_CLASS_D && !rules->bounded;
     int w3 = w3_allowed && sg_w3_function(c->routine);
     /* W1-A: groups under a P-dependent (Type-3) bound, or following Class D's
      * windows; every rank must learn the plan, so only where they talk. */
@@ -412,7 +407,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
         p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0};
     else
         *why = !exact                 ? LEFT_SPLIT_RISK
-               : fit->cuts && !agreed ? LEFT_NEEDS_ENTRY
+               : fit->cuts && !agreed ? LEFT_NEEDS_MESSAGE
                                       : LEFT_NO_WORKAROUND;
     /* W1-A's groups of a blocking call in the I-form: each sub-call is at
      * most the call's n over at most `members` */
@@ -429,7 +424,7 @@ static int sg_protect(struct sg_call *c)
     const struct sg_layer *layer = sg_layer();
     const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
     const struct sg_routine_info *info = &sg_routines[c->routine];
-    if (rules->count == 0 && (!info->irregular || !needs_a_look(c))) {
+    if (!rules->bounded && (!info->irregular || !needs_a_look(c))) {
         if (layer->log_level >= SG_LOG_INFO)
             sg_count(c->routine, -1, SG_OUTCOME_PLAIN);
         return sg_call_invoke(&sg_pmpi, c); /* nothing can trigger: straight through */
@@ -459,6 +454,7 @@ static int sg_protect(struct sg_call *c)
     int why = -1; /* the enum left_reason this rank reports, if any */
     struct verdict v;
     judge(rules, &sh, info->name, &v);
+    int meets_bound = v.cls >= 0; /* class G or X, from facts every rank of Allgatherv has */
     if (check_displs(&recv_view, procs, c->routine) != 0 ||
         check_displs(&send_view, procs, c->routine) != 0) {
         plan.kind = PLAN_LEFT_ALONE;
@@ -471,7 +467,14 @@ static int sg_protect(struct sg_call *c)
     struct sg_described d;
     struct w1b_fit fit = {.win = SG_WINDOWS_ONE};
     int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
-    int talks = rules->count > 0 && who != SG_ALL_KNOW;
+    /* A message only for a routine with a bound (never for Class D, which the
+     * deciding rank fixes alone, or leaves), and only where the ranks cannot
+     * tell alone whether a call meets it: Gatherv/Scatterv's non-roots do
+     * not see the counts and Alltoallv's ranks see only their own row, so
+     * those talk on every call; Allgatherv's ranks all see every count, so
+     * only its calls that meet the bound talk. */
+    int talks = rules->bounded && who != SG_ALL_KNOW &&
+                (!windows_computed_alike(c->routine) || meets_bound);
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
     int decides = triggered_here && (who != SG_ROOT_KNOWS || sh.is_root);
     if (triggered_here || talks) {
@@ -591,14 +594,13 @@ static int sg_protect(struct sg_call *c)
                        "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
                        ", P=%d), so no rank cuts" LEFT_ALONE_SUFFIX,
                        info->name, sh.n, sh.s, procs);
-            else if (why == LEFT_NEEDS_ENTRY && reports)
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NEEDS_ENTRY],
+            else if (why == LEFT_NEEDS_MESSAGE && reports)
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NEEDS_MESSAGE],
                        "%s: this Class D layout has no common factor for W2 and needs W1-B over "
-                       "%d displacement windows, which the non-roots can learn only from the "
-                       "root's plan, sent only for a routine with an entry in the bounds INI: "
-                       "add a [%s] section with class = D to SCALEGUARD_CONFIG to enable it"
-                       LEFT_ALONE_SUFFIX,
-                       info->name, fit.win.count, info->name);
+                       "%d displacement windows, which the non-roots could learn only from a "
+                       "message of the root on every call (sent only for a routine with a "
+                       "bound, class G or X)" LEFT_ALONE_SUFFIX,
+                       info->name, fit.win.count);
             else if (why == LEFT_WINDOWS_DIFFER)
                 sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_WINDOWS_DIFFER],
                        "%s: the ranks' displacement arrays need different W1-B windows (%d on "
