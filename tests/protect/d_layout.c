@@ -391,7 +391,8 @@ static int one_call(const char *routine, long long count, long long gap, int roo
 {
     enum family which;
     int nonblocking;
-    parse_routine(routine, &which, &nonblocking);
+    if (parse_routine(routine, &which, &nonblocking) != 0)
+        return 2; /* main checked it: unreachable */
     return which == ALLTOALLV ? alltoallv(routine, nonblocking, count, gap, in_place)
                               : v_call(routine, which, nonblocking, count, gap, root, in_place);
 }
