@@ -2,6 +2,7 @@
 # The whole test suite, as CI runs it (.ci/run calls exactly this):
 #   both MPI trees, built with warnings as errors (SCALEGUARD_WERROR): every
 #   test, the large-memory ones one at a time;
+#   Release trees of both, built only (the optimiser warns otherwise);
 #   a sanitizer tree (ASan + UBSan) for the unit tests;
 #   a clang tree running each fuzz target for SCALEGUARD_FUZZ_SECONDS (60).
 set -euo pipefail
@@ -10,9 +11,10 @@ usage() {
 usage: scripts/run-tests.sh
        scripts/run-tests.sh --help
 The whole test suite, as CI runs it: installs what is missing, builds
-build/mpich and build/openmpi (warnings are errors here) and runs all their tests (the large-memory ones
-one at a time), the unit tests under ASan + UBSan (build/sanitize) and each
-fuzz target for $SCALEGUARD_FUZZ_SECONDS (60) seconds (build/fuzz).
+build/mpich and build/openmpi (warnings are errors here) and runs all their
+tests (the large-memory ones one at a time), builds both in Release
+(build/release-MPI), runs the unit tests under ASan + UBSan (build/sanitize)
+and each fuzz target for $SCALEGUARD_FUZZ_SECONDS (60) seconds (build/fuzz).
 EOF
 }
 case $# in
@@ -30,6 +32,13 @@ for mpi in mpich openmpi; do
   ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE 'large|shipped'
   echo "=== $mpi: large-memory tests, one at a time"
   ctest --test-dir "build/$mpi" --output-on-failure -L large --no-tests=ignore
+done
+
+echo "=== Release builds (the optimiser's warnings differ), warnings as errors"
+for mpi in mpich openmpi; do
+  cmake -S . -B "build/release-$mpi" -DMPI_C_COMPILER="mpicc.$mpi" -DCMAKE_BUILD_TYPE=Release \
+    -DSCALEGUARD_WERROR=ON
+  cmake --build "build/release-$mpi" --parallel "$jobs"
 done
 
 echo "=== unit tests under AddressSanitizer and UBSan"
