@@ -19,11 +19,14 @@ static const char usage[] =
     "       scaleguard-ini --help\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
-    "dump     loads FILE as check does and prints one line per routine entry, in file\n"
+    "dump     loads FILE as check does and prints, tab-separated, a line 'platform'\n"
+    "         with the [platform] keys that are set (mpi_library, hostname, measured,\n"
+    "         launcher; none: no line), then one line per routine entry, in file\n"
     "         order: the section (MPI_Name or MPI_Name#k), then every key as KEY=VALUE\n"
     "         with its value as the layer reads it (defaults filled in: class, trigger,\n"
     "         bound, type_size, procs, safe_count, delta, failure, workaround, inplace,\n"
-    "         and safe_seconds, fail_seconds where present; 0 or unknown when absent).\n"
+    "         and safe_seconds, fail_seconds where present; 0, - or unknown when\n"
+    "         absent).\n"
     "replace  replaces every [SECTION], [SECTION#2], ... of FILE by one section per\n"
     "         --entry, holding the KEY=VALUE arguments that follow it; without --entry\n"
     "         the sections are removed. SECTION is an MPI routine (MPI_Scatter) or\n"
@@ -82,21 +85,34 @@ static int dump(const char *path)
     struct sg_bounds bounds;
     if (load(path, &bounds) != 0)
         return 1;
+    const struct sg_platform *pf = &bounds.platform;
+    const char *const platform[][2] = {{"mpi_library", pf->mpi_library},
+                                       {"hostname", pf->hostname},
+                                       {"measured", pf->measured},
+                                       {"launcher", pf->launcher}};
+    int any = 0;
+    for (size_t k = 0; k < sizeof platform / sizeof *platform; k++)
+        if (platform[k][1][0]) {
+            printf("%s\t%s=%s", any++ ? "" : "platform", platform[k][0], platform[k][1]);
+        }
+    if (any)
+        putchar('\n');
     for (size_t i = 0; i < bounds.count; i++) {
         const struct sg_bound_entry *e = &bounds.entries[i];
         printf("%s", sg_routines[e->routine].name);
         if (e->ordinal > 1)
             printf("#%u", e->ordinal);
-        printf(" class=%s trigger=%s bound=%" PRIu64 " type_size=%" PRIu64 " procs=%" PRIu64
-               " safe_count=%" PRIu64 " delta=%" PRIu64 " failure=%s workaround=%s inplace=%s",
+        printf("\tclass=%s\ttrigger=%s\tbound=%" PRIu64 "\ttype_size=%" PRIu64
+               "\tprocs=%" PRIu64 "\tsafe_count=%" PRIu64 "\tdelta=%" PRIu64
+               "\tfailure=%s\tworkaround=%s\tinplace=%s",
                sg_class_name(e->cls), e->cls == SG_CLASS_D ? "-" : sg_trigger_name(e->trigger),
                e->bound, e->type_size, e->procs, e->safe_count, e->delta,
                sg_failure_name(e->failure), sg_workaround_name(e->workaround),
                e->inplace ? "yes" : "no");
         if (e->safe_seconds[0])
-            printf(" safe_seconds=%s", e->safe_seconds);
+            printf("\tsafe_seconds=%s", e->safe_seconds);
         if (e->fail_seconds[0])
-            printf(" fail_seconds=%s", e->fail_seconds);
+            printf("\tfail_seconds=%s", e->fail_seconds);
         putchar('\n');
     }
     sg_bounds_free(&bounds);

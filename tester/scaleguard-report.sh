@@ -100,13 +100,10 @@ done
 # (the install and the build tree's stage), else the one on PATH.
 ini_tool=$here/scaleguard-ini
 [[ -x $ini_tool ]] || ini_tool=$(command -v scaleguard-ini || true)
-if [[ -n $ini_tool ]]; then
-  if ! check=$("$ini_tool" check "$ini" 2>&1); then
-    echo "$check" >&2
-    die "'$ini' is not a valid bounds file"
-  fi
-else
-  echo "scaleguard-report: scaleguard-ini not found; '$ini' is read unchecked" >&2
+[[ -n $ini_tool ]] || die "scaleguard-ini is needed to read '$ini' (installed next to this script)"
+if ! check=$("$ini_tool" check "$ini" 2>&1); then
+  echo "$check" >&2
+  die "'$ini' is not a valid bounds file"
 fi
 
 terminal=
@@ -192,36 +189,19 @@ linear_tics() {
 
 # ---- the bounds file ---------------------------------------------------------
 
-# One line per section, in file order: SECTION<TAB>key=value<TAB>... (inih's
-# syntax: comments at a line's start or after whitespace, '=' or ':').
-awk '
-  function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
-  {
-    line = $0
-    sub(/\r$/, "", line)
-    if (NR == 1) sub(/^\357\273\277/, "", line)
-    line = trim(line)
-    if (line == "" || line ~ /^[;#]/) next
-    if (line ~ /^\[/) {
-      name = substr(line, 2)
-      sub(/\].*$/, "", name)
-      sections[++count] = trim(name)
-      next
-    }
-    if (!count || !match(line, /[=:]/)) next
-    key = trim(substr(line, 1, RSTART - 1))
-    value = substr(line, RSTART + 1)
-    if (match(value, /[ \t];/)) value = substr(value, 1, RSTART - 1)
-    gsub(/\t/, " ", value)
-    keys[count] = keys[count] "\t" key "=" trim(value)
-  }
-  END { for (i = 1; i <= count; i++) print sections[i] keys[i] }' "$ini" >"$work/ini.tsv"
+# One line per section, in file order: SECTION<TAB>key=value<TAB>..., as the
+# layer reads it (scaleguard-ini dump).
+"$ini_tool" dump "$ini" >"$work/ini.tsv"
 
 declare -A entry=() # "SECTION key" -> value
 sections=()
 while IFS=$'\t' read -r -a fields; do
   sections+=("${fields[0]}")
   for pair in "${fields[@]:1}"; do
+    # dump fills in what the file leaves out: the report shows what it says
+    case $pair in
+      trigger=- | type_size=0 | procs=0 | safe_count=0 | delta=0 | failure=unknown) continue ;;
+    esac
     entry["${fields[0]} ${pair%%=*}"]=${pair#*=}
   done
 done <"$work/ini.tsv"

@@ -45,10 +45,16 @@ cmp -s "$file" "$dir/before.ini" || fail "a refused replace changed the file"
 # dump: one line per entry, every key with the value the layer reads.
 "$tool" replace "$file" MPI_Gatherv --entry class=D procs=4 failure=crash --entry class=X \
     bound=99 type_size=2 procs=3
-expected='MPI_Allgather class=G trigger=snP bound=4000 type_size=0 procs=0 safe_count=0 delta=0 failure=slow workaround=auto inplace=yes safe_seconds=0.0123 fail_seconds=0.5
-MPI_Gatherv class=D trigger=- bound=0 type_size=0 procs=4 safe_count=0 delta=0 failure=crash workaround=auto inplace=no
-MPI_Gatherv#2 class=X trigger=n bound=99 type_size=2 procs=3 safe_count=0 delta=0 failure=unknown workaround=auto inplace=no'
+tab=$(printf '\t')
+expected=$(printf '%s\n' \
+    'MPI_Allgather class=G trigger=snP bound=4000 type_size=0 procs=0 safe_count=0 delta=0 failure=slow workaround=auto inplace=yes safe_seconds=0.0123 fail_seconds=0.5' \
+    'MPI_Gatherv class=D trigger=- bound=0 type_size=0 procs=4 safe_count=0 delta=0 failure=crash workaround=auto inplace=no' \
+    'MPI_Gatherv#2 class=X trigger=n bound=99 type_size=2 procs=3 safe_count=0 delta=0 failure=unknown workaround=auto inplace=no' |
+    tr ' ' "$tab")
 [ "$("$tool" dump "$file")" = "$expected" ] || fail "unexpected dump: $("$tool" dump "$file")"
+"$tool" replace "$file" platform --entry "mpi_library=MPICH Version: 4.0.2" launcher=local
+[ "$("$tool" dump "$file" | head -n 1)" = "platform${tab}mpi_library=MPICH Version: 4.0.2${tab}launcher=local" ] ||
+    fail "unexpected platform line: $("$tool" dump "$file" | head -n 1)"
 echo 'oops' >>"$file"
 if "$tool" dump "$file" >/dev/null 2>"$dir/error"; then fail "dump read a malformed file"; fi
 grep -q "bounds.ini:" "$dir/error" || fail "dump's error names no line: $(cat "$dir/error")"
