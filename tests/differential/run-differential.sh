@@ -7,7 +7,10 @@
 # With --no-left-alone the protected run must not have left any call as it
 # is (the layer's warnings and its MPI_Finalize summary say so), except for
 # the reasons --allow-left-alone names, and each --expect-log ERE must match
-# a line of its output.
+# a line of its output. With --triggers-over N the layer must have met its
+# bound on exactly the calls whose n exceeds N (the program counts them on
+# rank 0, independently of the layer), and run a workaround (or left alone,
+# as allowed above) on each of them.
 #
 # Exit status: 0 identical; 1 the digests differ, a run's self-check failed
 # or the log check did; 2 usage error; 3 a run failed otherwise (crash, MPI
@@ -21,7 +24,8 @@ usage() {
 Usage: $prog --launcher "CMD..." --env-flag -x|-genv --procs P --program PATH
        --seed S --calls N [--preload LIB --config INI] --workdir DIR
        [--reference-dir DIR] [--timeout SEC] [--no-left-alone]
-       [--allow-left-alone ERE]... [--expect-log ERE]... [-- PROGRAM-OPTIONS...]
+       [--allow-left-alone ERE]... [--expect-log ERE]... [--triggers-over N]
+       [-- PROGRAM-OPTIONS...]
 
   --launcher "CMD..."  the MPI launcher with its flags, split at blanks, e.g.
                        "mpiexec.openmpi --allow-run-as-root --oversubscribe"
@@ -45,6 +49,11 @@ Usage: $prog --launcher "CMD..." --env-flag -x|-genv --procs P --program PATH
                        of the routines such lines name; may be given again
   --expect-log ERE     with --preload: a line of the protected run's output
                        must match ERE (grep -E); may be given again
+  --triggers-over N    with --preload and an INI whose every bound is n > N:
+                       the layer's summary (rank 0, SCALEGUARD_LOG=info) must
+                       count as class G triggers exactly the calls the program
+                       counts with n > N (--count-over N), per routine, and as
+                       handled (a workaround or left alone) at least as many
   -- OPTIONS...        more options for the program, e.g. -- --max-count 200
 
 Exit status: 0 identical, 1 different, self-check or log check failed, 2 usage error,
@@ -59,7 +68,7 @@ die_usage() {
 }
 
 launcher="" env_flag="" procs="" program="" seed="" calls=""
-preload="" config="" workdir="" refdir="" timeout_s=600 no_left_alone=0
+preload="" config="" workdir="" refdir="" timeout_s=600 no_left_alone=0 over=""
 extra=() expect_log=() allow_left_alone=()
 while (($# > 0)); do
     case $1 in
@@ -78,7 +87,7 @@ while (($# > 0)); do
             ;;
         --launcher | --env-flag | --procs | --program | --seed | --calls | --preload | \
             --config | --workdir | --reference-dir | --timeout | --expect-log | \
-            --allow-left-alone)
+            --allow-left-alone | --triggers-over)
             (($# >= 2)) || die_usage "$1 needs a value"
             case $1 in
                 --launcher) launcher=$2 ;;
@@ -94,6 +103,7 @@ while (($# > 0)); do
                 --timeout) timeout_s=$2 ;;
                 --expect-log) expect_log+=("$2") ;;
                 --allow-left-alone) allow_left_alone+=("$2") ;;
+                --triggers-over) over=$2 ;;
             esac
             shift 2
             ;;
@@ -110,8 +120,9 @@ done
 [[ -n $workdir ]] || die_usage "--workdir is required"
 [[ -x $program ]] || die_usage "--program '$program' is not an executable file"
 [[ -z $refdir || -n $preload ]] || die_usage "--reference-dir needs --preload"
-((!no_left_alone && ${#expect_log[@]} == 0)) || [[ -n $preload ]] ||
-    die_usage "--no-left-alone and --expect-log need --preload"
+((!no_left_alone && ${#expect_log[@]} == 0)) && [[ -z $over ]] || [[ -n $preload ]] ||
+    die_usage "--no-left-alone, --expect-log and --triggers-over need --preload"
+[[ -z $over || $over =~ ^[0-9]+$ ]] || die_usage "--triggers-over must be a number"
 ((no_left_alone || ${#allow_left_alone[@]} == 0)) ||
     die_usage "--allow-left-alone needs --no-left-alone"
 if [[ -n $preload || -n $config ]]; then
@@ -144,6 +155,7 @@ run() {
     rm -f "$out".rank* "$out.log"
     local cmd=("${launch[@]}" -n "$procs" "$@" "$program" --seed "$seed" --calls "$calls"
         --output "$out" "${extra[@]}")
+    (($# == 0)) || [[ -z $over ]] || cmd+=(--count-over "$over")
     echo "differential: $name run: ${cmd[*]}"
     local start=$SECONDS rc=0
     timeout --kill-after=10 "$timeout_s" "${cmd[@]}" >"$out.log" 2>&1 || rc=$?
@@ -239,6 +251,46 @@ check_log() {
             status=1
         fi
     done
+    [[ -z $over ]] || check_triggers "$log" || status=1
+    return $status
+}
+
+# check_triggers LOG: --triggers-over. The program's line "sg_diffcoll: rank
+# 0 calls with n > N: MPI_Bcast=K ..." against the layer's summary lines
+# "scaleguard:   MPI_Bcast CALLS D/G/X PLAIN/W1-A/W1-B/W2/W3/LEFT". A rank
+# that follows another's decision (the root's plan of Gatherv/Scatterv, an
+# Alltoallv row elsewhere) may handle more calls than it saw trigger.
+check_triggers() {
+    local log=$1 counts word routine expected status=0 seen=0
+    counts=$(sed -n "s/^sg_diffcoll: rank 0 calls with n > $over: //p" "$log")
+    if [[ -z $counts ]]; then
+        echo "differential: FAILED: the program did not count its calls with n > $over" >&2
+        return 1
+    fi
+    for word in $counts; do
+        routine=${word%%=*} expected=${word#*=}
+        local line d g x w1a w1b w2 w3 left
+        line=$(grep -E "^scaleguard:   $routine +[0-9]+ " "$log" || true)
+        if [[ -z $line ]]; then
+            ((expected == 0)) && continue
+            echo "differential: FAILED: $expected calls of $routine had n > $over, but the" \
+                "layer's summary has no line for it" >&2
+            status=1
+            continue
+        fi
+        IFS=' /' read -r _ _ _ d g x _ w1a w1b w2 w3 left <<<"$line"
+        seen=$((seen + 1))
+        if ((g != expected)); then
+            echo "differential: FAILED: $routine: the layer met its bound on $g calls," \
+                "the program counts $expected with n > $over" >&2
+            status=1
+        elif ((w1a + w1b + w2 + w3 + left < d + g + x)); then
+            echo "differential: FAILED: $routine: $((d + g + x)) calls triggered, only" \
+                "$((w1a + w1b + w2 + w3 + left)) were handled" >&2
+            status=1
+        fi
+    done
+    ((seen > 0)) || { echo "differential: FAILED: no summary line from the layer" >&2; status=1; }
     return $status
 }
 
@@ -247,8 +299,10 @@ if [[ -n $preload ]]; then
     mode="unprotected vs protected ($preload, $config)"
     if [[ $env_flag == -x ]]; then
         env_args=(-x "LD_PRELOAD=$preload" -x "SCALEGUARD_CONFIG=$config")
+        [[ -z $over ]] || env_args+=(-x SCALEGUARD_LOG=info)
     else
         env_args=(-genv LD_PRELOAD "$preload" -genv SCALEGUARD_CONFIG "$config")
+        [[ -z $over ]] || env_args+=(-genv SCALEGUARD_LOG info)
     fi
     if [[ -n $refdir ]]; then
         mkdir -p "$refdir"

@@ -64,6 +64,7 @@
 
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,6 +436,8 @@ static const char *opt_output;
 static FILE *out;
 static long mismatches, reported;
 static long per_routine[NROUTINES];
+static long opt_over = -1;       /* --count-over N */
+static long over[NROUTINES];     /* rank 0's calls whose n exceeds it */
 #define MAX_REPORTS 20
 
 enum { C_WORLD, C_DUP, C_HALF, NCOMMS };
@@ -927,8 +930,46 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     }
 }
 
+static long largest(const int *counts, int p)
+{
+    long m = 0;
+    for (int i = 0; i < p; i++)
+        m = counts[i] > m ? counts[i] : m;
+    return m;
+}
+
+/* n of this call on this rank as DESIGN.md's notation defines it (what the
+ * layer compares with a bound), written here independently of the layer: the
+ * count of one message; for the v-routines the largest this rank sees (its
+ * own off the root of Gatherv/Scatterv, its receive row for Alltoallv); for
+ * Reduce_scatter the whole vector. */
+static long layer_n(const struct call *c)
+{
+    int root = c->me == c->root;
+    switch (c->base) {
+    case B_SCATTER: return root ? c->scount : c->rcount;
+    case B_GATHER: return root ? c->rcount : c->scount;
+    case B_SCATTERV: return root ? largest(c->scounts, c->p) : c->rcount;
+    case B_GATHERV: return root ? largest(c->rcounts, c->p) : c->scount;
+    case B_ALLGATHERV:
+    case B_ALLTOALLV: return largest(c->rcounts, c->p);
+    case B_REDUCE_SCATTER: {
+        long sum = 0;
+        for (int i = 0; i < c->p; i++)
+            sum += c->rcounts[i];
+        return sum;
+    }
+    case B_REDUCE_SCATTER_BLOCK: return (long)c->rcount * c->p;
+    case B_REDUCE:
+    case B_ALLREDUCE: return c->scount; /* the vector's count */
+    default: return c->rcount;          /* Bcast, Allgather, Alltoall */
+    }
+}
+
 static void issue(struct call *c)
 {
+    if (opt_over >= 0 && wrank == 0 && layer_n(c) > opt_over)
+        over[c->routine]++;
     MPI_Datatype dt = c->t->dt;
     MPI_Op op = c->oi >= 0 ? ops[c->oi] : MPI_OP_NULL;
     MPI_Comm comm = c->comm;
@@ -1284,13 +1325,15 @@ static void make_comms(void)
 
 static const char usage[] =
     "Usage: sg_diffcoll --seed S --calls N [--max-count C] [--routines LIST|all]\n"
-    "                   [--output FILE] [--trace]\n"
+    "                   [--output FILE] [--trace] [--count-over N]\n"
     "  --seed S         PRNG seed (unsigned 64-bit)\n"
     "  --calls N        number of collective calls\n"
     "  --max-count C    largest count per message, in elements (default 3000)\n"
     "  --routines LIST  comma-separated routines, e.g. MPI_Gather,Ibcast (default all)\n"
     "  --output FILE    write FILE.rank<r>: lines '<call> <routine> <rank> <digest>'\n"
     "  --trace          rank 0 describes every call on stderr\n"
+    "  --count-over N   rank 0 prints, per routine, how many of its calls had n > N\n"
+    "                   (n as DESIGN.md defines it: what a bound is compared with)\n"
     "Exit status: 0 ok, 1 self-check mismatch, 2 usage error, 4 MPI error.\n";
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *v)
@@ -1365,6 +1408,8 @@ static int parse_args(int argc, char **argv, int *help)
             if (!select_routines(v))
                 return 0;
             have_routines = 1;
+        } else if (strcmp(a, "--count-over") == 0 && parse_u64(v, INT_MAX, &x)) {
+            opt_over = (long)x;
         } else if (strcmp(a, "--output") == 0 && *v) {
             opt_output = v;
         } else {
@@ -1449,6 +1494,12 @@ int main(int argc, char **argv)
         printf("; total %d calls; self-check %s (%ld mismatches); MPI_Bcast from %s\n",
                opt_calls, total_mismatches ? "FAILED" : "ok", total_mismatches,
                slash ? slash + 1 : from);
+        if (opt_over >= 0) {
+            printf("sg_diffcoll: rank 0 calls with n > %ld:", opt_over);
+            for (int i = 0; i < NROUTINES; i++)
+                printf(" %s=%ld", routine_names[i], over[i]);
+            printf("\n");
+        }
         fflush(stdout);
     }
 
