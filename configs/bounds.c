@@ -541,7 +541,7 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
         if (!e->inplace && strcmp(value, "no") != 0) {
             status = -1;
             fail(ld, ld->line, "inplace must be yes or no, not '%.40s'", value);
-        } else if (e->inplace && (e->routine == SG_MPI_Bcast || e->routine == SG_MPI_Ibcast)) {
+        } else if (e->inplace && !sg_routines[e->routine].in_place) {
             status = -1;
             fail(ld, ld->line, "%s has no in-place form: inplace = yes is not allowed",
                  sg_routines[e->routine].name);

@@ -37,7 +37,8 @@ static const char usage[] =
     "         the verification runs at (s, 2P) and (2s, P), four letters p (passed),\n"
     "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
     "routines prints the 26 collectives a bounds file may name, one per line, each\n"
-    "         followed by 'irregular' (a v-routine, Class D possible) or 'regular'.\n"
+    "         followed by 'irregular' (a v-routine, Class D possible) or 'regular',\n"
+    "         and by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place'.\n"
     "\n"
     "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
 
@@ -228,8 +229,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "routines") == 0 && argc == 2) {
         for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-            printf("%s %s\n", sg_routines[r].name,
-                   sg_routines[r].irregular ? "irregular" : "regular");
+            printf("%s %s %s\n", sg_routines[r].name,
+                   sg_routines[r].irregular ? "irregular" : "regular",
+                   sg_routines[r].in_place ? "in-place" : "no-in-place");
         return 0;
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);

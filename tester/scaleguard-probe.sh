@@ -163,9 +163,10 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=()
-while read -r name kind; do
+declare -A irregular=() has_in_place=()
+while read -r name kind form; do
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
+  has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
 done < <("$ini_tool" routines)
 if [[ $collective == all ]]; then
   mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1)
@@ -760,7 +761,7 @@ for routine in "${routines[@]}"; do
   # What one routine's jobs showed says nothing of another's.
   entries=() inconclusive=0 outcome=() seconds_of=() memory_ratio=()
   for inplace in "${forms[@]}"; do
-    if ((inplace)) && [[ $routine == MPI_Bcast || $routine == MPI_Ibcast ]]; then
+    if ((inplace && !has_in_place[$routine])); then
       echo "probe: $routine has no in-place form"
       continue
     fi
