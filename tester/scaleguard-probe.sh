@@ -574,6 +574,20 @@ verify() {
 # words; `inconclusive` 1 when one of its searches could not measure.
 entries=() inconclusive=0
 
+# search_done OUTCOME: the end of one search (called from search, whose
+# locals it reads): its line on the terminal and in searches.tsv.
+search_done() {
+  local wall
+  wall=$(awk -v a="$wall_at_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  local jobs=$((jobs_run + jobs_reused - jobs_at_start))
+  local secs
+  secs=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { printf "%.1f", a - b }')
+  echo "probe: $routine P=$p $form: $1; $jobs jobs ($((jobs_run - run_at_start)) run," \
+    "$implied_points points implied), $secs s of jobs, $wall s here"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$routine" "$p" "$inplace" "$jobs" \
+    $((jobs_run - run_at_start)) "$secs" "$wall" "$1" >>"$state/searches.tsv"
+}
+
 # search P: the search of `routine` at P processes in form `inplace`.
 search() {
   local p=$1 s=$type_size mode=fail
@@ -628,17 +642,6 @@ search() {
     ((first_fail == 0 && group[-1] < cap)) || break
     limit=$(next_limit "$job_wall")
   done
-  search_done() {
-    local wall
-    wall=$(awk -v a="$wall_at_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-    local jobs=$((jobs_run + jobs_reused - jobs_at_start))
-    local secs
-    secs=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { printf "%.1f", a - b }')
-    echo "probe: $routine P=$p $form: $1; $jobs jobs ($((jobs_run - run_at_start)) run," \
-      "$implied_points points implied), $secs s of jobs, $wall s here"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$routine" "$p" "$inplace" "$jobs" \
-      $((jobs_run - run_at_start)) "$secs" "$wall" "$1" >>"$state/searches.tsv"
-  }
   if ((first_fail == 0)); then
     search_done "no failure up to n=$passed (stopped by $stop_reason)"
     return 0
