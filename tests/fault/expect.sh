@@ -1,10 +1,17 @@
 #!/bin/sh
-# expect.sh STATUS PATTERN COMMAND [ARG...]
+# expect.sh STATUS PATTERN [--also PATTERN]... COMMAND [ARG...]
 # Run COMMAND; pass when its exit status is STATUS (a number, or "nonzero")
-# and its standard error matches the extended regex PATTERN ("-" = no check).
+# and its standard error matches the extended regex PATTERN ("-" = no check)
+# and every --also PATTERN too.
 expected=$1
 pattern=$2
 shift 2
+also=
+while [ "$1" = --also ]; do
+    also="$also$2
+"
+    shift 2
+done
 errors=$(mktemp) || exit 1
 trap 'rm -f "$errors"' EXIT
 "$@" 2>"$errors"
@@ -19,8 +26,11 @@ if [ "$fail" -ne 0 ]; then
     echo "expect.sh: exit status $status, expected $expected" >&2
     exit 1
 fi
-if [ "$pattern" != - ] && ! grep -Eq -- "$pattern" "$errors"; then
-    echo "expect.sh: standard error does not match: $pattern" >&2
-    exit 1
-fi
+printf '%s\n%s' "$pattern" "$also" | while IFS= read -r each; do
+    [ -z "$each" ] || [ "$each" = - ] && continue
+    if ! grep -Eq -- "$each" "$errors"; then
+        echo "expect.sh: standard error does not match: $each" >&2
+        exit 1
+    fi
+done || exit 1
 exit 0
