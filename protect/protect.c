@@ -10,13 +10,17 @@
  *    type signatures, not types: a root may receive counts[i]/k elements of
  *    a k-element type where the sender sends counts[i]. So Class D (which
  *    the root detects alone) is fixed by the root alone, with no message.
- *  - W1-B changes every rank's messages, so the ranks must agree on rounds.
- *    That costs one tiny collective (a Bcast of the root's plan, or an
- *    Allreduce of every rank's need, where any rank's need for W1-B makes
- *    every rank cut) and is paid only for routines with a bound (class G
- *    or X) in the configuration, and for Allgatherv only on calls that meet
- *    it. Routines without one, the common case, and Class D entries never
- *    send anything extra.
+ *  - W1-B changes every rank's messages, so the ranks must agree on rounds,
+ *    or each must be able to work out its own part. Gatherv/Scatterv: each
+ *    rank sees whether its own blocks (all of them, at the root) exceed the
+ *    bound's chunk, and those go point to point (sg_w1b_rooted): nothing
+ *    is sent to agree. Alltoallv: one Allreduce of every rank's need per
+ *    call (any rank's need for W1-B makes every rank cut), paid only for a
+ *    routine with a bound (class G or X); Allgatherv likewise, but only on
+ *    calls that meet it, as every rank sees every count. W1-A's groups of
+ *    Gatherv/Scatterv follow the root's plan, a Bcast on every call, sent
+ *    only where an entry names W1-A. Routines without a bound, the common
+ *    case, and Class D entries never send anything extra.
  *  - W1-B of a Class D layout with no factor for W2 (see "Class D by
  *    windows" below): one window, moved by the deciding rank alone, is as
  *    local as W2; more windows need the agreement above. */
@@ -27,6 +31,7 @@
 
 #include "layer.h"
 #include "pending.h"
+#include "private_comm.h"
 #include "w1a.h"
 #include "w3.h"
 #include "workarounds.h"
@@ -205,7 +210,10 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 
 /* ---- The plan ----------------------------------------------------------- */
 
-enum plan_kind { PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE };
+enum plan_kind {
+    PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE,
+    PLAN_W1B_ROOTED /* Gatherv/Scatterv: sg_w1b_rooted, no plan sent */
+};
 
 /* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
  * W1-A: `chunk` is the group size, `rounds` 1 when the root's windows
@@ -221,6 +229,16 @@ struct plan {
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 static atomic_flag inter_once = ATOMIC_FLAG_INIT;
 static atomic_flag w3_missing_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
+
+/* Whether an entry of the routine names W1-A: its groups follow the root's
+ * plan, which Gatherv/Scatterv's root then sends on every call. */
+static int names_w1a(const struct sg_rules *rules)
+{
+    for (size_t i = 0; i < rules->count; i++)
+        if (rules->entries[i]->workaround == SG_WORKAROUND_W1A)
+            return 1;
+    return 0;
+}
 
 static enum sg_workaround preferred(const struct sg_rules *rules, const struct verdict *v)
 {
@@ -273,11 +291,12 @@ static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
  *    must learn which sub-call that is, and only the root can know: there
  *    is no way around a message from the root, and a non-root learns that
  *    one is coming only if it waits for one on every call. So this is done
- *    only where that message is sent anyway: for routines with a bound
- *    (class G or X) in the bounds INI, whose plan the root broadcasts on
- *    every call. Class D never costs a message: the tester writes a
- *    `class = D` entry for a routine that failed so, and every call of
- *    Scatterv would pay for the rare one. The plan (kind, chunk, rounds,
+ *    only where that message is sent anyway: for a routine whose entry
+ *    names W1-A, whose plan the root broadcasts on every call. Class D
+ *    never costs a message: the tester writes a `class = D` entry for a
+ *    routine that failed so, and every call of Scatterv would pay for the
+ *    rare one. (Past a bound, every block over the chunk goes point to
+ *    point, wherever it lies: sg_w1b_rooted.) The plan (kind, chunk, rounds,
  *    windows: 32 bytes) tells
  *    every rank the number of windows, and only when there is more than one
  *    does a second collective follow: a Scatter of one int per rank, its
@@ -464,6 +483,37 @@ static int sg_protect(struct sg_call *c)
             v.cls = SG_CLASS_D;
     }
 
+    /* Gatherv/Scatterv under a bound: each rank sees whether its own blocks
+     * (all of them, at the root) exceed the bound's chunk, and those go
+     * point to point (sg_w1b_rooted) on a private copy of the communicator,
+     * which every rank makes on the first call of the routine on it (blocking,
+     * also in an I-form): no plan is sent. Only
+     * an entry that names W1-A, whose groups every rank must learn, keeps
+     * the root's plan. */
+    MPI_Comm copy = MPI_COMM_NULL;
+    int rooted = who == SG_ROOT_KNOWS && rules->bounded && !names_w1a(rules);
+    if (rooted && (err = sg_private_comm(c->comm, &copy)) != MPI_SUCCESS) {
+        free(recv_view.intended);
+        free(send_view.intended);
+        return err; /* MPI's own failure, on a collective call: as MPI reports it */
+    }
+    if (rooted && meets_bound) {
+        if (why == LEFT_DISPLS) { /* not a wrap: the layout as it is given */
+            free(recv_view.intended);
+            free(send_view.intended);
+            recv_view.intended = send_view.intended = NULL;
+            why = -1;
+        }
+        plan.kind = PLAN_W1B_ROOTED;
+        plan.chunk = v.max_count > INT_MAX ? INT_MAX : (int64_t)v.max_count;
+        enum sg_workaround named = preferred(rules, &v);
+        if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && reports)
+            sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
+                   "%s: workaround %s cannot apply to this call (past a bound each rank cuts "
+                   "its own blocks, as no rank knows what the root would choose); using W1-B",
+                   info->name, sg_workaround_name(named));
+    }
+
     struct sg_described d;
     struct w1b_fit fit = {.win = SG_WINDOWS_ONE};
     int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
@@ -473,10 +523,11 @@ static int sg_protect(struct sg_call *c)
      * not see the counts and Alltoallv's ranks see only their own row, so
      * those talk on every call; Allgatherv's ranks all see every count, so
      * only its calls that meet the bound talk. */
-    int talks = rules->bounded && who != SG_ALL_KNOW &&
+    int talks = rules->bounded && who != SG_ALL_KNOW && !rooted &&
                 (!windows_computed_alike(c->routine) || meets_bound);
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
-    int decides = triggered_here && (who != SG_ROOT_KNOWS || sh.is_root);
+    int decides = triggered_here && (who != SG_ROOT_KNOWS || sh.is_root) &&
+                  plan.kind != PLAN_W1B_ROOTED;
     if (triggered_here || talks) {
         sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
                     &d);
@@ -563,6 +614,17 @@ static int sg_protect(struct sg_call *c)
             err = sg_w1b(&runner, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds, windows);
             outcome = SG_OUTCOME_W1B;
             break;
+        case PLAN_W1B_ROOTED:
+            err = sg_w1b_rooted(&runner, c, &d, plan.chunk, copy);
+            outcome = SG_OUTCOME_W1B;
+            if (err == -1) { /* the non-roots take their part: no call can be left alone */
+                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
+                       "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or "
+                       "more, which one call cannot address: the call fails (MPI_ERR_ARG)",
+                       info->name, plan.chunk);
+                err = MPI_ERR_ARG;
+            }
+            break;
         case PLAN_W2: /* local: another rank's W2 needs nothing from this one */
         case PLAN_W3:
             if (triggered_here && plan.kind == PLAN_W2) {
@@ -635,7 +697,10 @@ static int sg_protect(struct sg_call *c)
             snprintf(how, sizeof how, "W3 (%s)", sg_w3_function(c->routine));
         else if (outcome == SG_OUTCOME_W1A)
             snprintf(how, sizeof how, "W1-A (groups of %d)", (int)plan.chunk);
-        if (outcome == SG_OUTCOME_W1B && windows->of == NULL &&
+        if (plan.kind == PLAN_W1B_ROOTED)
+            snprintf(how, sizeof how, "W1-B (blocks over %" PRId64 " point to point)",
+                     plan.chunk);
+        else if (outcome == SG_OUTCOME_W1B && windows->of == NULL &&
             (windows->rebase[0] != 0 || windows->rebase[1] != 0))
             snprintf(how, sizeof how, "W1-B with displacements rebased");
         else if (outcome == SG_OUTCOME_W1B && windows->of == NULL)

@@ -99,6 +99,19 @@ const char *sg_split_risk(const struct sg_call *c);
 int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            uint64_t chunk, uint64_t rounds, const struct sg_windows *w);
 
+/* W1-B for Gatherv, Scatterv and their I-forms under a bound, with no plan
+ * from the root: every rank sees whether its own blocks (all of them at the
+ * root) exceed `chunk`, the same on every rank, so each knows its part
+ * alone. One round of the routine itself moves every block of at most
+ * `chunk` elements as the call would (the others as 0); each larger block
+ * goes point to point between its rank and the root on `copy` (a private
+ * communicator: private_comm.h), in pieces of at most `chunk`. Where no
+ * block exceeds it, round one is the call itself. Returns an MPI error code,
+ * or -1 (at the root, before any communication) when round one's blocks
+ * span 2^32 extents or more. */
+int sg_w1b_rooted(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+                  int64_t chunk, MPI_Comm copy);
+
 /* The number of rounds W1-B needs on this rank: ceil(largest block / chunk). */
 uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk);
 

@@ -1,0 +1,73 @@
+/* The private copy of a communicator: see private_comm.h. */
+#include "private_comm.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+static int delete_copy(MPI_Comm parent, int keyval, void *value, void *extra)
+{
+    (void)parent;
+    (void)keyval;
+    (void)extra;
+    /* Open MPI deletes MPI_COMM_WORLD's attributes when MPI_Finalized
+     * already says 1: no MPI call then, MPI reclaims the communicator. */
+    int finalized = 0;
+    PMPI_Finalized(&finalized);
+    MPI_Comm *copy = value;
+    if (!finalized)
+        PMPI_Comm_free(copy);
+    free(copy);
+    return MPI_SUCCESS;
+}
+
+static atomic_int keyval = MPI_KEYVAL_INVALID;
+
+static int get_keyval(int *out)
+{
+    int k = atomic_load(&keyval);
+    if (k == MPI_KEYVAL_INVALID) {
+        int err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_copy, &k, NULL);
+        if (err != MPI_SUCCESS)
+            return err;
+        int expected = MPI_KEYVAL_INVALID;
+        if (!atomic_compare_exchange_strong(&keyval, &expected, k)) {
+            PMPI_Comm_free_keyval(&k); /* another thread was first */
+            k = expected;
+        }
+    }
+    *out = k;
+    return MPI_SUCCESS;
+}
+
+int sg_private_comm(MPI_Comm parent, MPI_Comm *copy)
+{
+    int k, found = 0;
+    MPI_Comm *cached;
+    int err = get_keyval(&k);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Comm_get_attr(parent, k, &cached, &found);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (found) {
+        *copy = *cached;
+        return MPI_SUCCESS;
+    }
+    if ((cached = malloc(sizeof *cached)) == NULL)
+        return MPI_ERR_NO_MEM;
+    /* MPI_Comm_create over the whole group, not MPI_Comm_dup: no attribute
+     * of the application's is copied (and no copy callback runs). */
+    MPI_Group group;
+    err = PMPI_Comm_group(parent, &group);
+    if (err == MPI_SUCCESS) {
+        err = PMPI_Comm_create(parent, group, cached);
+        PMPI_Group_free(&group);
+    }
+    if (err == MPI_SUCCESS && (err = PMPI_Comm_set_attr(parent, k, cached)) != MPI_SUCCESS)
+        PMPI_Comm_free(cached);
+    if (err != MPI_SUCCESS) {
+        free(cached);
+        return err;
+    }
+    *copy = *cached;
+    return MPI_SUCCESS;
+}
