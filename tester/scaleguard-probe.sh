@@ -332,9 +332,17 @@ run_job() {
   done
   job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" -v c="$first" 'BEGIN { print a + b + c }')
   local where=$inplace:$p:$s
+  # A job of several sizes that reached its limit says nothing of the size
+  # it was running: the limit was for all of them (search runs it alone).
+  local cut_short=0
+  [[ ${parts[0]} == status=timeout ]] && ((${#counts[@]} > 1)) && cut_short=1
+  local got
   IFS=, read -ra fields <<<"${parts[3]}"
   for item in "${fields[@]}"; do
-    [[ ${item#*=} == not-run ]] || outcome[$where:${item%%=*}]=${item#*=}
+    got=${item#*=}
+    [[ $got == not-run ]] && continue
+    ((cut_short)) && [[ $got != pass ]] && continue
+    outcome[$where:${item%%=*}]=$got
   done
   local extra pair
   for extra in "${parts[@]:4}"; do
@@ -601,6 +609,7 @@ search() {
   # the memory limit as predicted when its job starts: after a large job the
   # prediction is the measured one (predicted_bytes).
   local n=$start_count stop_reason="INT_MAX" limit=$time_limit passed=0 first_fail=0 group
+  local alone=0 unreached
   ((cap < INT_MAX)) && stop_reason="--max-count $cap"
   while :; do
     if ! fits "$p" "$s" "$n"; then
@@ -610,13 +619,15 @@ search() {
     group=("$n")
     while ((n < cap)); do
       n=$((2 * n > cap ? cap : 2 * n))
-      if (($(buffer_bytes "$p" "$s" "$n") > SMALL_JOB_BYTES)) || ! fits "$p" "$s" "$n"; then
+      if ((alone)) || (($(buffer_bytes "$p" "$s" "$n") > SMALL_JOB_BYTES)) ||
+        ! fits "$p" "$s" "$n"; then
         break
       fi
       group+=("$n")
     done
     run_job "$limit" 0 1 "${group[@]}"
     local size
+    unreached=0
     for size in "${group[@]}"; do
       case ${outcome[$inplace:$p:$s:$size]:-} in
         pass)
@@ -635,12 +646,16 @@ search() {
             echo "probe: $routine P=$p n=$size: not slow when repeated"
           fi
           passed=$size ;;
-        '') ;;
+        '') unreached=$size; break ;; # its job reached the limit of all its sizes
         *) first_fail=$size; break ;;
       esac
     done
-    ((first_fail == 0 && group[-1] < cap)) || break
     limit=$(next_limit "$job_wall")
+    if ((unreached && first_fail == 0)); then
+      n=$unreached alone=1 # from there, a job per size
+      continue
+    fi
+    ((first_fail == 0 && group[-1] < cap)) || break
   done
   if ((first_fail == 0)); then
     search_done "no failure up to n=$passed (stopped by $stop_reason)"
