@@ -32,3 +32,8 @@ set(SG_MPI_TEST_CLEAN_ENV
 # standard output); Open MPI "... exited on signal 11 (Segmentation fault)".
 # Exit statuses differ (MPICH 11, Open MPI 1 or 139).
 set(SG_MPI_SEGV "signal 11 \\(Segmentation fault")
+
+# A rank reached memory outside the buffers: SIGSEGV, or (MPICH over UCX,
+# whose large messages between ranks are copied by the kernel) UCX's fatal
+# error on process_vm_readv: "... returned -1: Bad address".
+set(SG_MPI_WILD_ACCESS "${SG_MPI_SEGV}|process_vm_readv.* returned -1: Bad address")
