@@ -273,9 +273,11 @@ run_job() {
     local started=$EPOCHSECONDS retried=''
     printf 'probe: %s%s P=%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" "$s" "$shown" "$limit"
     launch "$limit" "$log" "${bench_args[@]}"
-    if [[ $launched == status=timeout* ]]; then
+    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)); then
       # A loaded machine must not write a false bound: a hang is a job that
-      # reaches its limit twice, the second time a longer one.
+      # reaches its limit twice, the second time a longer one. (A job of
+      # several sizes that reaches its limit judges none: search runs the
+      # sizes it did not reach one per job.)
       retried=$limit
       limit=$((RETRY_FACTOR * limit))
       printf 'reached the limit; again with %s s: ' "$limit"
@@ -303,6 +305,8 @@ run_job() {
         value=${result[$count]}
         times+=("$count:${time[$count]}")
         [[ -z ${peak[$count]:-} ]] || peaks+=("$count:${peak[$count]}")
+      elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
+        value=not-run ended=1 # the limit was for all the sizes: not this one's
       else
         [[ $status != completed ]] ||
           { echo "the bench finished without a result for n=$count (log: $log)"; exit 1; }
@@ -334,6 +338,7 @@ run_job() {
   local where=$inplace:$p:$s
   # A job of several sizes that reached its limit says nothing of the size
   # it was running: the limit was for all of them (search runs it alone).
+  # (Journals of before say "hang" there.)
   local cut_short=0
   [[ ${parts[0]} == status=timeout ]] && ((${#counts[@]} > 1)) && cut_short=1
   local got
@@ -650,12 +655,17 @@ search() {
         *) first_fail=$size; break ;;
       esac
     done
-    limit=$(next_limit "$job_wall")
     if ((unreached && first_fail == 0)); then
-      n=$unreached alone=1 # from there, a job per size
+      # from there a job per size, each with the limit the size before it
+      # (the last that passed, twice its call) would have given
+      limit=$time_limit
+      ((passed == 0)) || limit=$(next_limit "$(awk -v t="${seconds_of[$inplace:$p:$s:$passed]:-0}" \
+        'BEGIN { print 2 * t }')")
+      n=$unreached alone=1
       continue
     fi
     ((first_fail == 0 && group[-1] < cap)) || break
+    limit=$(next_limit "$job_wall")
   done
   if ((first_fail == 0)); then
     search_done "no failure up to n=$passed (stopped by $stop_reason)"
