@@ -1,7 +1,6 @@
 /* The private copy of a communicator: see private_comm.h. */
 #include "private_comm.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 
 static int delete_copy(MPI_Comm parent, int keyval, void *value, void *extra)
@@ -20,17 +19,15 @@ static int delete_copy(MPI_Comm parent, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-static atomic_int keyval = MPI_KEYVAL_INVALID;
-
-static int get_keyval(int *out)
+int sg_cache_keyval(atomic_int *slot, MPI_Comm_delete_attr_function *on_delete, int *out)
 {
-    int k = atomic_load(&keyval);
+    int k = atomic_load(slot);
     if (k == MPI_KEYVAL_INVALID) {
-        int err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_copy, &k, NULL);
+        int err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_delete, &k, NULL);
         if (err != MPI_SUCCESS)
             return err;
         int expected = MPI_KEYVAL_INVALID;
-        if (!atomic_compare_exchange_strong(&keyval, &expected, k)) {
+        if (!atomic_compare_exchange_strong(slot, &expected, k)) {
             PMPI_Comm_free_keyval(&k); /* another thread was first */
             k = expected;
         }
@@ -39,11 +36,13 @@ static int get_keyval(int *out)
     return MPI_SUCCESS;
 }
 
+static atomic_int keyval = MPI_KEYVAL_INVALID;
+
 int sg_private_comm(MPI_Comm parent, MPI_Comm *copy)
 {
     int k, found = 0;
     MPI_Comm *cached;
-    int err = get_keyval(&k);
+    int err = sg_cache_keyval(&keyval, delete_copy, &k);
     if (err == MPI_SUCCESS)
         err = PMPI_Comm_get_attr(parent, k, &cached, &found);
     if (err != MPI_SUCCESS)

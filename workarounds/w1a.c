@@ -1,6 +1,8 @@
 /* W1-A: see w1a.h. */
 #include "w1a.h"
 
+#include "private_comm.h"
+
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -233,28 +235,11 @@ static int delete_cache(MPI_Comm parent, int keyval, void *value, void *extra)
 
 static atomic_int cache_keyval = MPI_KEYVAL_INVALID;
 
-static int get_keyval(int *out)
-{
-    int k = atomic_load(&cache_keyval);
-    if (k == MPI_KEYVAL_INVALID) {
-        int err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_cache, &k, NULL);
-        if (err != MPI_SUCCESS)
-            return err;
-        int expected = MPI_KEYVAL_INVALID;
-        if (!atomic_compare_exchange_strong(&cache_keyval, &expected, k)) {
-            PMPI_Comm_free_keyval(&k); /* another thread was first */
-            k = expected;
-        }
-    }
-    *out = k;
-    return MPI_SUCCESS;
-}
-
 /* The parent's cache, made (with the private copy: collective over the
  * parent) on its first W1-A call. */
 static int cache_of(MPI_Comm parent, struct cache **out)
 {
-    int k, found, err = get_keyval(&k);
+    int k, found, err = sg_cache_keyval(&cache_keyval, delete_cache, &k);
     if (err == MPI_SUCCESS)
         err = PMPI_Comm_get_attr(parent, k, out, &found);
     if (err != MPI_SUCCESS || found)
