@@ -72,7 +72,7 @@ enum left_reason {
 };
 
 #define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
-#define LEFT_ONCE_OF_ROUTINE(name, global_buffer, irregular, in_place) \
+#define LEFT_ONCE_OF_ROUTINE(...) \
     {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, \
      ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
 _Static_assert(LEFT_REASONS == 7, "one ATOMIC_FLAG_INIT per reported reason");
@@ -225,7 +225,7 @@ struct plan {
 };
 #define PLAN_FIELDS 5
 
-#define FLAG_OF_ROUTINE(name, global_buffer, irregular, in_place) ATOMIC_FLAG_INIT,
+#define FLAG_OF_ROUTINE(...) ATOMIC_FLAG_INIT,
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 static atomic_flag inter_once = ATOMIC_FLAG_INIT;
 static atomic_flag w3_missing_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};

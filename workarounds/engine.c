@@ -75,6 +75,23 @@ static struct sg_side blocks(enum sg_layout layout, int count, const int *counts
                             .type = type};
 }
 
+static MPI_Count type_size(MPI_Datatype type)
+{
+    MPI_Count size = 0;
+    PMPI_Type_size_x(type, &size);
+    return size;
+}
+
+/* A regular routine's side that shows the size of a block on this rank:
+ * its REGULAR side, or else its own block. */
+static const struct sg_side *block_side(const struct sg_described *d)
+{
+    return d->recv.layout == SG_SIDE_REGULAR   ? &d->recv
+           : d->send.layout == SG_SIDE_REGULAR ? &d->send
+           : d->recv.layout == SG_SIDE_SINGLE  ? &d->recv
+                                               : &d->send;
+}
+
 static const struct sg_side none = {.layout = SG_SIDE_NONE};
 static const struct sg_side in_place_side = {.layout = SG_SIDE_NONE, .in_place = 1};
 
@@ -86,7 +103,9 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     int recv_in_place = c->recvbuf == MPI_IN_PLACE;
     d->procs = procs;
     d->per_block_factor = 1;
-    d->pairwise = family(c->routine) == SG_MPI_Alltoallv;
+    d->pairwise = family(c->routine) == SG_MPI_Alltoall || family(c->routine) == SG_MPI_Alltoallv;
+    d->regular = sg_routines[c->routine].v_form != c->routine && !is_reduction(c->routine);
+    d->block_bytes = 0;
     d->send = none;
     d->recv = none;
 
@@ -156,6 +175,11 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     default:
         break;
     }
+    if (d->regular) {
+        const struct sg_side *side = block_side(d);
+        if (side->layout != SG_SIDE_NONE)
+            d->block_bytes = (int64_t)side->count * (int64_t)type_size(side->type);
+    }
 }
 
 static int64_t block_count(const struct sg_side *side, int i)
@@ -211,7 +235,6 @@ struct round_side {
     char *packed;         /* PACKED: this round's input, gathered from the blocks */
     char *origin;         /* PACKED: where element 0 of that input starts */
     MPI_Aint true_lb, true_extent; /* PACKED: the data of one element */
-    MPI_Datatype type;    /* REGULAR: this round's strided block type */
 };
 
 /* V sides are cut only if every piece keeps an int displacement. */
@@ -341,6 +364,16 @@ static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
 int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w)
 {
     *w = SG_WINDOWS_ONE;
+    if (d->regular) {
+        /* Zero-byte blocks may still count up to INT_MAX elements: one rank
+         * per window keeps their displacements in int too. */
+        int64_t fit = d->block_bytes > 0 ? INT_MAX / d->block_bytes : 1;
+        w->ranks = (int)(fit < 1 ? 1 : fit > d->procs ? d->procs : fit);
+        w->count = (d->procs + w->ranks - 1) / w->ranks;
+        w->mine = rank / w->ranks;
+        w->pairs = d->pairwise;
+        return MPI_SUCCESS;
+    }
     if (d->pairwise)
         return rebase_whole(&d->send, d->procs, &w->rebase[0]) &&
                        rebase_whole(&d->recv, d->procs, &w->rebase[1])
@@ -383,12 +416,11 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
 {
     memset(r, 0, sizeof *r);
     r->side = side;
-    r->type = MPI_DATATYPE_NULL;
     /* a V side with windows, or rebased whole, was checked by sg_windows_plan */
     int rebased = w->of != NULL || w->rebase[0] != 0 || w->rebase[1] != 0;
     if (!(side->layout == SG_SIDE_V && rebased) && !side_cuts(side, procs))
         return -1;
-    if (side->layout == SG_SIDE_V || side->layout == SG_SIDE_PACKED) {
+    if (side->layout != SG_SIDE_NONE && side->layout != SG_SIDE_SINGLE) {
         r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
         if (r->counts == NULL)
             return MPI_ERR_NO_MEM;
@@ -414,13 +446,27 @@ static void release(struct round_side *r)
 {
     free(r->counts);
     free(r->packed);
-    if (r->type != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&r->type);
 }
 
-/* Set round `offset` of window `window` of one side into `sub`: buffer,
- * count, type, arrays. Only SINGLE and V sides can have more than one
- * window (sg_windows_plan). */
+/* The sub-calls of one round: one per window, or per pair of windows. */
+static int sub_calls(const struct sg_windows *w)
+{
+    return w->pairs ? w->count * (w->count + 1) / 2 : w->count;
+}
+
+/* Alltoall: the window whose ranks this rank exchanges with in sub-call k
+ * of a round (pairs {a, b}, a <= b, in order), or -1 when it sits out. */
+static int partner(const struct sg_windows *w, int k)
+{
+    for (int a = 0; a < w->count; k -= w->count - a, a++)
+        if (k < w->count - a)
+            return w->mine == a ? a + k : w->mine == a + k ? a : -1;
+    return -1;
+}
+
+/* Set round `offset` of window `window` (Alltoall: pair of windows) of one
+ * side into `sub`: buffer, count, arrays. Only SINGLE, REGULAR and V sides
+ * can have more than one window (sg_windows_plan). */
 static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *sub, int is_send,
                int procs, int64_t offset, int64_t chunk, const struct sg_windows *w, int window)
 {
@@ -429,7 +475,6 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : extent_of(side->type);
     const char *moved = NULL;
     int count = 0;
-    MPI_Datatype type = side->type;
 
     switch (side->layout) {
     case SG_SIDE_NONE:
@@ -439,23 +484,16 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         moved = count && !side->in_place ? (const char *)base + offset * extent : base;
         break;
     case SG_SIDE_REGULAR: {
-        count = (int)clamp_chunk(side->count, offset, chunk);
-        moved = count ? (const char *)base + offset * extent : base;
-        if (count) {
-            MPI_Datatype piece;
-            MPI_Aint lb;
-            PMPI_Type_get_extent(side->type, &lb, &extent);
-            int err = PMPI_Type_contiguous(count, side->type, &piece);
-            if (err == MPI_SUCCESS)
-                err = PMPI_Type_create_resized(piece, lb, (MPI_Aint)side->count * extent, &r->type);
-            PMPI_Type_free(&piece);
-            if (err == MPI_SUCCESS)
-                err = PMPI_Type_commit(&r->type);
-            if (err != MPI_SUCCESS)
-                return err;
-            type = r->type;
-            count = 1;
+        /* In the v-form, block i's piece is a contiguous sub-buffer at
+         * (i - first) * count + offset from the window's first block: an
+         * int, as a window spans at most INT_MAX elements. */
+        int k = w->pairs ? partner(w, window) : window, ranks = w->ranks ? w->ranks : procs;
+        int first = k < 0 ? 0 : k * ranks, end = k < 0 ? 0 : first + ranks;
+        for (int i = 0; i < procs; i++) {
+            r->counts[i] = i >= first && i < end ? (int)clamp_chunk(side->count, offset, chunk) : 0;
+            r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * side->count + offset) : 0;
         }
+        moved = (const char *)base + (MPI_Aint)first * side->count * extent;
         break;
     }
     case SG_SIDE_V: {
@@ -491,19 +529,18 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     }
     }
 
+    int arrays = side->layout == SG_SIDE_V || side->layout == SG_SIDE_REGULAR;
     if (is_send) {
         sub->sendbuf = moved;
         sub->sendcount = count;
-        sub->sendtype = type;
-        if (side->layout == SG_SIDE_V) {
+        if (arrays) {
             sub->sendcounts = r->counts;
             sub->sdispls = r->displs;
         }
     } else {
         sub->recvbuf = (void *)moved;
         sub->recvcount = count;
-        sub->recvtype = type;
-        if (side->layout == SG_SIDE_V) {
+        if (arrays) {
             sub->recvcounts = r->counts;
             sub->rdispls = r->displs;
         }
@@ -532,7 +569,7 @@ static int prepare_round(struct round *r, const struct sg_described *d, int64_t 
     if (err == MPI_SUCCESS)
         err = prepare(&r->recv, &d->recv, d->procs, chunk, w);
     else
-        r->recv = (struct round_side){.type = MPI_DATATYPE_NULL};
+        r->recv = (struct round_side){0};
     return err;
 }
 
@@ -542,6 +579,11 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     if (sg_split_risk(c) != NULL)
         return -1;
     int procs = d->procs;
+    enum sg_routine routine = d->regular ? sg_routines[c->routine].v_form : c->routine;
+    if (routine != c->routine && runner->allows != NULL &&
+        !runner->allows(routine, (uint64_t)type_size(block_side(d)->type), chunk,
+                        (uint64_t)procs))
+        return -1;
     struct round *r = malloc(sizeof *r);
     if (r == NULL)
         return MPI_ERR_NO_MEM;
@@ -550,7 +592,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     /* Window after window, each in the same number of rounds: a rank that
      * holds no V side knows its own window only, not the others' blocks, so
      * the rounds cannot follow each window's own largest block. */
-    uint64_t calls = (uint64_t)w->count * rounds;
+    uint64_t calls = (uint64_t)sub_calls(w) * rounds;
     for (uint64_t t = 0; err == MPI_SUCCESS && t < calls; t++) {
         if (t > 0 && runner->nonblocking) { /* the previous round's state is in flight */
             err = sg_keep(runner, release_round, r);
@@ -562,6 +604,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
                 break;
         }
         struct sg_call sub = *c;
+        sub.routine = routine;
         int window = (int)(t / rounds);
         int64_t offset = (int64_t)((t % rounds) * chunk);
         err = cut(&r->send, c, &sub, 1, procs, offset, (int64_t)chunk, w, window);
@@ -575,11 +618,6 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
                 sub.recvcount = (int)clamp_chunk(d->recv.count, offset, (int64_t)chunk);
             err = sg_run(runner, &sub);
         }
-        /* MPI keeps a datatype that a started operation uses */
-        if (r->send.type != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&r->send.type);
-        if (r->recv.type != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&r->recv.type);
     }
     int kept = sg_keep(runner, release_round, r);
     return err != MPI_SUCCESS ? err : kept;

@@ -30,8 +30,11 @@ struct sg_described {
     struct sg_side send, recv;
     int procs;
     int per_block_factor; /* how many blocks a chunk counts for in n (P for Reduce_scatter) */
-    int pairwise;         /* Alltoallv: each V side is matched block by block with another
-                           * rank's, so neither may be split into windows */
+    int pairwise;         /* Alltoall(v): each rank's block for rank i is matched with rank
+                           * i's block for it */
+    int regular;          /* Scatter, Gather, Allgather, Alltoall: every block has the same
+                           * `block_bytes` on every rank (type signatures match) */
+    int64_t block_bytes;
 };
 
 /* Describe the call on this rank. `recv_displs`/`send_displs` are the
@@ -54,19 +57,31 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
  * rank i's block for r, in whatever window each of them puts it, so its V
  * sides are never split. Each side that spans under 2^32 extents is only
  * rebased (one window, `rebase`), which is a change of that rank's
- * description alone; a wider side cannot be cut. */
+ * description alone; a wider side cannot be cut.
+ *
+ * The regular routines run W1-B as their v-form (Scatter as Scatterv, ...):
+ * a piece of every block is a contiguous sub-buffer there, where the
+ * routine itself would need a strided type that MPICH packs (11-45x slower).
+ * Their windows are runs of `ranks` consecutive ranks whose blocks span at
+ * most INT_MAX bytes, so at most INT_MAX elements of any type: every rank
+ * computes them alike from the block's bytes. Alltoall's windows go in
+ * pairs (`pairs`): in the sub-call of windows {a, b} the ranks of a
+ * exchange with those of b, and only those. */
 struct sg_windows {
     int count;      /* W >= 1 */
     int mine;       /* the window of this rank's own block (its SINGLE side), -1: none */
     int *of;        /* the V side's holder, when rebased: each rank's window (-1: empty) */
     int64_t *base;  /* with `of`: each window's base, in extents of the V side's type */
     int64_t rebase[2]; /* without `of` (W = 1): the base of the send and the receive V side */
+    int ranks;      /* regular routines: window k holds ranks k*ranks.. (k+1)*ranks - 1 */
+    int pairs;      /* Alltoall: a sub-call per pair of windows */
 };
 
 /* W = 1, base 0, nothing allocated: what a rank without a V side to cut uses
  * until it learns the windows. */
-#define SG_WINDOWS_ONE \
-    ((struct sg_windows){.count = 1, .mine = 0, .of = NULL, .base = NULL, .rebase = {0, 0}})
+#define SG_WINDOWS_ONE                                                                         \
+    ((struct sg_windows){                                                                      \
+        .count = 1, .mine = 0, .of = NULL, .base = NULL, .rebase = {0, 0}, .ranks = 0, .pairs = 0})
 
 /* Plan the windows of this rank's V side (none: SG_WINDOWS_ONE). Returns
  * MPI_SUCCESS, MPI_ERR_NO_MEM, or -1 when W1-B cannot cut this layout at all:
@@ -90,12 +105,13 @@ void sg_windows_free(struct sg_windows *w);
  * two NaNs, survives depends on the order). */
 const char *sg_split_risk(const struct sg_call *c);
 
-/* W1-B: run the call as `rounds` sub-calls of the same routine per window,
- * each moving at most `chunk` elements of every block of that window (W *
- * rounds sub-calls in all). A rank without a V side needs only w->count and
- * w->mine. Returns an MPI error code, or -1 (before any communication) when
- * the layout cannot be cut this way or the call is a reduction that
- * sg_split_risk bars (on every rank alike). */
+/* W1-B: run the call as `rounds` sub-calls of the same routine (a regular
+ * one: of its v-form) per window, or pair of windows, each moving at most
+ * `chunk` elements of every block of that window. A rank without a V side
+ * needs only w->count and w->mine. Returns an MPI error code, or -1 (before
+ * any communication) when the layout cannot be cut this way, the call is a
+ * reduction that sg_split_risk bars, or the v-form may not take the pieces
+ * (runner->allows), on every rank alike. */
 int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            uint64_t chunk, uint64_t rounds, const struct sg_windows *w);
 
