@@ -90,10 +90,14 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv:
         n = max_count(c->recvcounts, procs);
         break;
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
+    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv: {
+        /* both rows: the rank at a block's other end sees it too */
+        uint64_t sent = c->sendbuf == MPI_IN_PLACE ? 0 : max_count(c->sendcounts, procs);
         n = max_count(c->recvcounts, procs);
+        n = sent > n ? sent : n;
         shape->complete = 0;
         break;
+    }
     case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
         n = sum_counts(c->recvcounts, procs); /* the vector being reduced */
         break;

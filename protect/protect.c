@@ -11,13 +11,13 @@
  *    a k-element type where the sender sends counts[i]. So Class D (which
  *    the root detects alone) is fixed by the root alone, with no message.
  *  - W1-B changes every rank's messages, so the ranks must agree on rounds,
- *    or each must be able to work out its own part. Gatherv/Scatterv: each
- *    rank sees whether its own blocks (all of them, at the root) exceed the
- *    bound's chunk, and those go point to point (sg_w1b_rooted): nothing
- *    is sent to agree. Alltoallv: one Allreduce of every rank's need per
- *    call (any rank's need for W1-B makes every rank cut), paid only for a
- *    routine with a bound (class G or X); Allgatherv likewise, but only on
- *    calls that meet it, as every rank sees every count. W1-A's groups of
+ *    or each must be able to work out its own part. Gatherv/Scatterv and
+ *    Alltoallv: each rank sees whether its own blocks (all of them, at the
+ *    root) exceed the bound's chunk, and so does the rank at each block's
+ *    other end; those go point to point (sg_w1b_p2p): nothing is sent to
+ *    agree. Allgatherv: one Allreduce of every rank's need (any rank's need
+ *    for W1-B makes every rank cut), paid only on calls that meet a bound
+ *    (class G or X), as every rank sees every count. W1-A's groups of
  *    Gatherv/Scatterv follow the root's plan, a Bcast on every call, sent
  *    only where an entry names W1-A. Routines without a bound, the common
  *    case, and Class D entries never send anything extra.
@@ -212,7 +212,7 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 
 enum plan_kind {
     PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE,
-    PLAN_W1B_ROOTED /* Gatherv/Scatterv: sg_w1b_rooted, no plan sent */
+    PLAN_W1B_P2P /* Gatherv/Scatterv/Alltoallv: sg_w1b_p2p, no plan sent */
 };
 
 /* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
@@ -296,7 +296,7 @@ static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
  *    never costs a message: the tester writes a `class = D` entry for a
  *    routine that failed so, and every call of Scatterv would pay for the
  *    rare one. (Past a bound, every block over the chunk goes point to
- *    point, wherever it lies: sg_w1b_rooted.) The plan (kind, chunk, rounds,
+ *    point, wherever it lies: sg_w1b_p2p.) The plan (kind, chunk, rounds,
  *    windows: 32 bytes) tells
  *    every rank the number of windows, and only when there is more than one
  *    does a second collective follow: a Scatter of one int per rank, its
@@ -483,34 +483,37 @@ static int sg_protect(struct sg_call *c)
             v.cls = SG_CLASS_D;
     }
 
-    /* Gatherv/Scatterv under a bound: each rank sees whether its own blocks
-     * (all of them, at the root) exceed the bound's chunk, and those go
-     * point to point (sg_w1b_rooted) on a private copy of the communicator,
-     * which every rank makes on the first call of the routine on it (blocking,
-     * also in an I-form): no plan is sent. Only
-     * an entry that names W1-A, whose groups every rank must learn, keeps
-     * the root's plan. */
+    /* Gatherv, Scatterv and Alltoallv under a bound: each rank sees whether
+     * its own blocks (all of them, at the root) exceed the bound's chunk, as
+     * does the rank at each block's other end, and those go point to point
+     * (sg_w1b_p2p) on a private copy of the communicator, which every rank
+     * makes on the first call of the routine on it (blocking, also in an
+     * I-form): no plan is sent, and a rank without such a block makes the
+     * call itself. Only an entry of Gatherv/Scatterv that names W1-A, whose
+     * groups every rank must learn, keeps the root's plan. */
     MPI_Comm copy = MPI_COMM_NULL;
-    int rooted = who == SG_ROOT_KNOWS && rules->bounded && !names_w1a(rules);
-    if (rooted && (err = sg_private_comm(c->comm, &copy)) != MPI_SUCCESS) {
+    int by_blocks = rules->bounded && (who == SG_ROOT_KNOWS ? !names_w1a(rules)
+                                       : (c->routine & ~1) == SG_MPI_Alltoallv);
+    if (by_blocks && (err = sg_private_comm(c->comm, &copy)) != MPI_SUCCESS) {
         free(recv_view.intended);
         free(send_view.intended);
         return err; /* MPI's own failure, on a collective call: as MPI reports it */
     }
-    if (rooted && meets_bound) {
+    if (by_blocks && meets_bound) {
         if (why == LEFT_DISPLS) { /* not a wrap: the layout as it is given */
             free(recv_view.intended);
             free(send_view.intended);
             recv_view.intended = send_view.intended = NULL;
             why = -1;
         }
-        plan.kind = PLAN_W1B_ROOTED;
+        plan.kind = PLAN_W1B_P2P;
         plan.chunk = v.max_count > INT_MAX ? INT_MAX : (int64_t)v.max_count;
         enum sg_workaround named = preferred(rules, &v);
         if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-                   "%s: workaround %s cannot apply to this call (past a bound each rank cuts "
-                   "its own blocks, as no rank knows what the root would choose); using W1-B",
+                   "%s: workaround %s cannot apply to this call (past a bound each rank moves "
+                   "its blocks over the chunk point to point, which needs no message); using "
+                   "W1-B",
                    info->name, sg_workaround_name(named));
     }
 
@@ -519,15 +522,15 @@ static int sg_protect(struct sg_call *c)
     int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
     /* A message only for a routine with a bound (never for Class D, which the
      * deciding rank fixes alone, or leaves), and only where the ranks cannot
-     * tell alone whether a call meets it: Gatherv/Scatterv's non-roots do
-     * not see the counts and Alltoallv's ranks see only their own row, so
-     * those talk on every call; Allgatherv's ranks all see every count, so
-     * only its calls that meet the bound talk. */
-    int talks = rules->bounded && who != SG_ALL_KNOW && !rooted &&
+     * work out their part alone: Gatherv/Scatterv whose entry names W1-A
+     * (its groups are the root's plan, on every call), and Allgatherv's
+     * calls that meet the bound (every rank sees every count, but the
+     * displacements, and so the windows, may differ per rank). */
+    int talks = rules->bounded && who != SG_ALL_KNOW && !by_blocks &&
                 (!windows_computed_alike(c->routine) || meets_bound);
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
     int decides = triggered_here && (who != SG_ROOT_KNOWS || sh.is_root) &&
-                  plan.kind != PLAN_W1B_ROOTED;
+                  plan.kind != PLAN_W1B_P2P;
     if (triggered_here || talks) {
         sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
                     &d);
@@ -614,10 +617,10 @@ static int sg_protect(struct sg_call *c)
             err = sg_w1b(&runner, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds, windows);
             outcome = SG_OUTCOME_W1B;
             break;
-        case PLAN_W1B_ROOTED:
-            err = sg_w1b_rooted(&runner, c, &d, plan.chunk, copy);
+        case PLAN_W1B_P2P:
+            err = sg_w1b_p2p(&runner, c, &d, plan.chunk, copy);
             outcome = SG_OUTCOME_W1B;
-            if (err == -1) { /* the non-roots take their part: no call can be left alone */
+            if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
                 sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
                        "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or "
                        "more, which one call cannot address: the call fails (MPI_ERR_ARG)",
@@ -697,7 +700,7 @@ static int sg_protect(struct sg_call *c)
             snprintf(how, sizeof how, "W3 (%s)", sg_w3_function(c->routine));
         else if (outcome == SG_OUTCOME_W1A)
             snprintf(how, sizeof how, "W1-A (groups of %d)", (int)plan.chunk);
-        if (plan.kind == PLAN_W1B_ROOTED)
+        if (plan.kind == PLAN_W1B_P2P)
             snprintf(how, sizeof how, "W1-B (blocks over %" PRId64 " point to point)",
                      plan.chunk);
         else if (outcome == SG_OUTCOME_W1B && windows->of == NULL &&

@@ -448,20 +448,11 @@ static void release(struct round_side *r)
     free(r->packed);
 }
 
-/* The sub-calls of one round: one per window, or per pair of windows. */
-static int sub_calls(const struct sg_windows *w)
-{
-    return w->pairs ? w->count * (w->count + 1) / 2 : w->count;
-}
-
 /* Alltoall: the window whose ranks this rank exchanges with in sub-call k
- * of a round (pairs {a, b}, a <= b, in order), or -1 when it sits out. */
+ * of a round (see workarounds.h). */
 static int partner(const struct sg_windows *w, int k)
 {
-    for (int a = 0; a < w->count; k -= w->count - a, a++)
-        if (k < w->count - a)
-            return w->mine == a ? a + k : w->mine == a + k ? a : -1;
-    return -1;
+    return ((k - w->mine) % w->count + w->count) % w->count;
 }
 
 /* Set round `offset` of window `window` (Alltoall: pair of windows) of one
@@ -488,7 +479,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
          * (i - first) * count + offset from the window's first block: an
          * int, as a window spans at most INT_MAX elements. */
         int k = w->pairs ? partner(w, window) : window, ranks = w->ranks ? w->ranks : procs;
-        int first = k < 0 ? 0 : k * ranks, end = k < 0 ? 0 : first + ranks;
+        int first = k * ranks, end = first + ranks;
         for (int i = 0; i < procs; i++) {
             r->counts[i] = i >= first && i < end ? (int)clamp_chunk(side->count, offset, chunk) : 0;
             r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * side->count + offset) : 0;
@@ -592,7 +583,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     /* Window after window, each in the same number of rounds: a rank that
      * holds no V side knows its own window only, not the others' blocks, so
      * the rounds cannot follow each window's own largest block. */
-    uint64_t calls = (uint64_t)sub_calls(w) * rounds;
+    uint64_t calls = (uint64_t)w->count * rounds;
     for (uint64_t t = 0; err == MPI_SUCCESS && t < calls; t++) {
         if (t > 0 && runner->nonblocking) { /* the previous round's state is in flight */
             err = sg_keep(runner, release_round, r);

@@ -65,8 +65,11 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
  * Their windows are runs of `ranks` consecutive ranks whose blocks span at
  * most INT_MAX bytes, so at most INT_MAX elements of any type: every rank
  * computes them alike from the block's bytes. Alltoall's windows go in
- * pairs (`pairs`): in the sub-call of windows {a, b} the ranks of a
- * exchange with those of b, and only those. */
+ * pairs (`pairs`): in sub-call k of a round the ranks of window a exchange
+ * with those of window (k - a) mod W, so that each pair of windows (and
+ * each window with itself) meets once per round, in place too, and every
+ * rank moves data in every sub-call (Open MPI 4.1.4's in-place
+ * MPI_Ialltoallv hangs where some ranks' counts are all 0 and others' not). */
 struct sg_windows {
     int count;      /* W >= 1 */
     int mine;       /* the window of this rank's own block (its SINGLE side), -1: none */
@@ -74,7 +77,7 @@ struct sg_windows {
     int64_t *base;  /* with `of`: each window's base, in extents of the V side's type */
     int64_t rebase[2]; /* without `of` (W = 1): the base of the send and the receive V side */
     int ranks;      /* regular routines: window k holds ranks k*ranks.. (k+1)*ranks - 1 */
-    int pairs;      /* Alltoall: a sub-call per pair of windows */
+    int pairs;      /* Alltoall: each sub-call pairs every window with another */
 };
 
 /* W = 1, base 0, nothing allocated: what a rank without a V side to cut uses
@@ -106,7 +109,7 @@ void sg_windows_free(struct sg_windows *w);
 const char *sg_split_risk(const struct sg_call *c);
 
 /* W1-B: run the call as `rounds` sub-calls of the same routine (a regular
- * one: of its v-form) per window, or pair of windows, each moving at most
+ * one: of its v-form) per window (Alltoall: per pairing), each moving at most
  * `chunk` elements of every block of that window. A rank without a V side
  * needs only w->count and w->mine. Returns an MPI error code, or -1 (before
  * any communication) when the layout cannot be cut this way, the call is a
@@ -115,18 +118,20 @@ const char *sg_split_risk(const struct sg_call *c);
 int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            uint64_t chunk, uint64_t rounds, const struct sg_windows *w);
 
-/* W1-B for Gatherv, Scatterv and their I-forms under a bound, with no plan
- * from the root: every rank sees whether its own blocks (all of them at the
- * root) exceed `chunk`, the same on every rank, so each knows its part
- * alone. One round of the routine itself moves every block of at most
- * `chunk` elements as the call would (the others as 0); each larger block
- * goes point to point between its rank and the root on `copy` (a private
- * communicator: private_comm.h), in pieces of at most `chunk`. Where no
- * block exceeds it, round one is the call itself. Returns an MPI error code,
- * or -1 (at the root, before any communication) when round one's blocks
- * span 2^32 extents or more. */
-int sg_w1b_rooted(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
-                  int64_t chunk, MPI_Comm copy);
+/* W1-B for Gatherv, Scatterv, Alltoallv and their I-forms under a bound,
+ * with no plan sent: every rank sees whether its own blocks (all of them,
+ * at the root) exceed `chunk`, and so does the rank at each block's other
+ * end (the same number of bytes), so each knows its part alone. One round
+ * of the routine itself moves every block of at most `chunk` elements as
+ * the call would (the others as 0); each larger block goes point to point
+ * between its two ranks on `copy` (a private communicator:
+ * private_comm.h), in pieces of at most `chunk` (an in-place Alltoallv's
+ * by MPI_Sendrecv_replace, pair after pair in rank order). Where no block
+ * exceeds it, round one is the call itself. Returns an MPI error code, or
+ * -1 (before any communication) when round one's blocks of a side span
+ * 2^32 extents or more. */
+int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
+               int64_t chunk, MPI_Comm copy);
 
 /* The number of rounds W1-B needs on this rank: ceil(largest block / chunk). */
 uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk);

@@ -951,8 +951,12 @@ static long layer_n(const struct call *c)
     case B_GATHER: return root ? c->rcount : c->scount;
     case B_SCATTERV: return root ? largest(c->scounts, c->p) : c->rcount;
     case B_GATHERV: return root ? largest(c->rcounts, c->p) : c->scount;
-    case B_ALLGATHERV:
-    case B_ALLTOALLV: return largest(c->rcounts, c->p);
+    case B_ALLGATHERV: return largest(c->rcounts, c->p);
+    case B_ALLTOALLV: { /* both rows: the rank at a block's other end sees it too */
+        long sent = c->inplace ? 0 : largest(c->scounts, c->p);
+        long received = largest(c->rcounts, c->p);
+        return sent > received ? sent : received;
+    }
     case B_REDUCE_SCATTER: {
         long sum = 0;
         for (int i = 0; i < c->p; i++)

@@ -2,7 +2,7 @@
  *
  * Scatter, Gather, Allgather and Alltoall run W1-B as their v-form, a piece
  * of every block a contiguous sub-buffer, over windows of consecutive ranks
- * (Alltoall: over pairs of windows). At real scale a window holds the ranks
+ * (Alltoall: over pairings of windows). At real scale a window holds the ranks
  * whose blocks span at most INT_MAX bytes; here the windows are made small:
  * 1 and 2 ranks, and all P (sg_windows_plan's choice for these
  * blocks, checked first, with a block just over INT_MAX / 2 bytes and one of
