@@ -108,6 +108,7 @@ static void agree(void)
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,
                    layer->path);
+        sg_protect_prepare_world();
         return;
     }
 

@@ -47,6 +47,10 @@ void sg_layer_apply(int agreed);
 /* Whether MPI initialisation went through the layer (agree.c). */
 extern int sg_init_seen;
 
+/* At MPI_Init, once the rules are in force, on every rank alike: what the
+ * rules' workarounds need on MPI_COMM_WORLD before its first call (protect.c). */
+int sg_protect_prepare_world(void);
+
 /* The entries that apply to call c. An inplace = yes entry was measured on
  * the MPI_IN_PLACE form. Allgather(v), Alltoall(v), Allreduce,
  * Reduce_scatter(_block) and their I-forms take MPI_IN_PLACE on every rank

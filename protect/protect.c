@@ -438,6 +438,29 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
 
 /* ---- The handler -------------------------------------------------------- */
 
+/* Whether a call of routine r under `rules` moves its blocks over the chunk
+ * point to point (sg_w1b_p2p), on a private copy of its communicator. */
+static int moves_blocks_p2p(enum sg_routine r, const struct sg_rules *rules)
+{
+    return rules->bounded && (who_knows(r) == SG_ROOT_KNOWS ? !names_w1a(rules)
+                                                            : (r & ~1) == SG_MPI_Alltoallv);
+}
+
+/* The private copy of MPI_COMM_WORLD, made at MPI_Init where a routine's
+ * rules will need it: made at a call instead, it would hold the first
+ * I-form call there until every rank has entered it. */
+int sg_protect_prepare_world(void)
+{
+    const struct sg_layer *layer = sg_layer();
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++)
+        if (moves_blocks_p2p((enum sg_routine)r, &layer->rules.all[r]) ||
+            moves_blocks_p2p((enum sg_routine)r, &layer->rules.not_in_place[r])) {
+            MPI_Comm copy;
+            return sg_private_comm(MPI_COMM_WORLD, &copy);
+        }
+    return MPI_SUCCESS;
+}
+
 static int sg_protect(struct sg_call *c)
 {
     const struct sg_layer *layer = sg_layer();
@@ -492,8 +515,7 @@ static int sg_protect(struct sg_call *c)
      * call itself. Only an entry of Gatherv/Scatterv that names W1-A, whose
      * groups every rank must learn, keeps the root's plan. */
     MPI_Comm copy = MPI_COMM_NULL;
-    int by_blocks = rules->bounded && (who == SG_ROOT_KNOWS ? !names_w1a(rules)
-                                       : (c->routine & ~1) == SG_MPI_Alltoallv);
+    int by_blocks = moves_blocks_p2p(c->routine, rules);
     if (by_blocks && (err = sg_private_comm(c->comm, &copy)) != MPI_SUCCESS) {
         free(recv_view.intended);
         free(send_view.intended);

@@ -3,6 +3,7 @@
  *
  *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
  *                    [--root R] [--inplace] [--sparse] [--reverse] [--pmpi] [--fatal]
+ *                    [--late SECONDS]
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
@@ -22,6 +23,11 @@
  * call + MPI_Wait), SUM and MAX the sum over ranks and the largest of each
  * rank's peak resident set size so far (getrusage's ru_maxrss), in bytes. A
  * crash or a hang prints no line for that size.
+ *
+ * --late SECONDS (I-forms): the last rank enters each call that much later
+ * than the others, and the line ends in returned=R, the longest any other
+ * rank's I-call took to return (before its MPI_Wait): an I-call that stays
+ * non-blocking returns long before the late rank arrives.
  * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
  * 4 MPI error, 5 out of memory, 2 usage.
  *
@@ -49,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "routines.h"
 
@@ -162,6 +169,8 @@ struct bench {
     enum family family;
     int nonblocking, use_pmpi, reversed, inplace, sparse;
     int rank, procs, root;
+    double late;     /* --late: the last rank's delay before each call */
+    double returned; /* --late: the longest an I-call took to return here */
     int count;
     int size; /* bytes per element */
     MPI_Datatype type;
@@ -421,8 +430,11 @@ static void layout(struct bench *b)
     }
 }
 
+static double call_returned; /* when the last I-call returned */
+
 static int complete(const struct bench *b, int err, MPI_Request *request)
 {
+    call_returned = MPI_Wtime();
     if (err != MPI_SUCCESS)
         return err;
     return b->use_pmpi ? PMPI_Wait(request, MPI_STATUS_IGNORE)
@@ -438,9 +450,16 @@ static int complete(const struct bench *b, int err, MPI_Request *request)
                     : (b->use_pmpi ? PMPI_##Name : MPI_##Name)(__VA_ARGS__))
 #define TIMED(...)                                                                          \
     do {                                                                                    \
+        int late = b->late > 0 && b->rank == b->procs - 1;                                  \
+        if (late)                                                                           \
+            nanosleep(&(struct timespec){(time_t)b->late,                                   \
+                                         (long)((b->late - (double)(time_t)b->late) * 1e9)}, \
+                      NULL);                                                                \
         double started = MPI_Wtime();                                                       \
         err = CALL(__VA_ARGS__);                                                            \
         *elapsed = MPI_Wtime() - started;                                                   \
+        if (b->nonblocking && !late && call_returned - started > b->returned)               \
+            b->returned = call_returned - started;                                          \
     } while (0)
 
 /* Fill a buffer with a pattern no delivered data is made of as a whole. */
@@ -578,15 +597,16 @@ struct peak {
     double sum, max;
 };
 
-/* Every rank learns the worst status and the longest time of all, and the
+/* Every rank learns the worst status and the longest time of all, the
  * sum and the largest of their peak resident set sizes (each rank's, read
- * now): a binomial tree of point-to-point messages up to rank 0 and back
- * down. A message that fails makes the status at least an MPI error. */
-static void agree(const struct bench *b, int *status, double *seconds, struct peak *peak)
+ * now), and the longest an I-call took to return (b->returned): a binomial
+ * tree of point-to-point messages up to rank 0 and back down. A message
+ * that fails makes the status at least an MPI error. */
+static void agree(struct bench *b, int *status, double *seconds, struct peak *peak)
 {
-    enum { UP = 1, DOWN = 2, N = 4 };
+    enum { UP = 1, DOWN = 2, N = 5 };
     double rss = peak_rss();
-    double mine[N] = {*status, *seconds, rss, rss}, other[N]; /* [2]: sum, others: max */
+    double mine[N] = {*status, *seconds, rss, rss, b->returned}, other[N]; /* [2]: sum */
     int rank = b->rank, procs = b->procs, mask = 1;
     for (; mask < procs; mask <<= 1) {
         if (rank & mask) {
@@ -598,7 +618,7 @@ static void agree(const struct bench *b, int *status, double *seconds, struct pe
         if (rank + mask < procs) {
             if (PMPI_Recv(other, N, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
                           MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = 0;
+                other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = other[4] = 0;
             for (int j = 0; j < N; j++)
                 mine[j] = j == 2 ? mine[j] + other[j] : other[j] > mine[j] ? other[j] : mine[j];
         }
@@ -613,6 +633,7 @@ static void agree(const struct bench *b, int *status, double *seconds, struct pe
     *seconds = mine[1];
     peak->sum = mine[2];
     peak->max = mine[3];
+    b->returned = mine[4];
 }
 
 /* A buffer of `bytes` bytes, all zero when `zeroed` (calloc: a large one is
@@ -692,6 +713,7 @@ struct options {
     size_t ncounts;
     int type_size, iters, root, procs;
     int inplace, sparse, reversed, use_pmpi, fatal, predict;
+    double late;
 };
 
 static void usage(FILE *out)
@@ -699,7 +721,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: " PROGRAM " -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]\n"
             "                        [--root R] [--inplace] [--sparse] [--reverse] [--pmpi]\n"
-            "                        [--fatal]\n"
+            "                        [--fatal] [--late SECONDS]\n"
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE] --procs P\n"
             "                        [--root R] [--inplace] [--sparse]\n"
             "\n"
@@ -721,6 +743,9 @@ static void usage(FILE *out)
             "  -r, --reverse           the v-routines' blocks in reverse rank order\n"
             "  -p, --pmpi              call PMPI_* instead of MPI_*\n"
             "  -f, --fatal             keep MPI_ERRORS_ARE_FATAL (default: ERRORS_RETURN)\n"
+            "      --late SECONDS      I-forms: the last rank enters each call SECONDS later;\n"
+            "                          the line adds returned=R, the longest any other\n"
+            "                          rank's I-call took to return (before MPI_Wait)\n"
             "      --predict-memory    print bytes_total=N bytes_max_rank=M, the buffer bytes\n"
             "                          of that call over --procs P ranks and on the largest\n"
             "                          rank, without running MPI\n"
@@ -785,7 +810,7 @@ static int parse_counts(const char *text, struct options *o)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    enum { OPT_INPLACE = 256, OPT_SPARSE, OPT_PREDICT, OPT_PROCS };
+    enum { OPT_INPLACE = 256, OPT_SPARSE, OPT_PREDICT, OPT_PROCS, OPT_LATE };
     static const struct option longs[] = {
         {"routine", required_argument, NULL, 'c'},
         {"count", required_argument, NULL, 'n'},
@@ -799,6 +824,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"fatal", no_argument, NULL, 'f'},
         {"predict-memory", no_argument, NULL, OPT_PREDICT},
         {"procs", required_argument, NULL, OPT_PROCS},
+        {"late", required_argument, NULL, OPT_LATE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -837,6 +863,13 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (parse_int(optarg, strlen(optarg), 1, INT_MAX, &o->procs) != 0)
                 return bad_usage("bad P \"%s\" in --procs: an integer >= 1", optarg);
             break;
+        case OPT_LATE: {
+            char *end;
+            o->late = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(o->late > 0 && o->late <= 3600))
+                return bad_usage("bad SECONDS \"%s\" in --late: a number in (0, 3600]", optarg);
+            break;
+        }
         case OPT_INPLACE: o->inplace = 1; break;
         case OPT_SPARSE: o->sparse = 1; break;
         case 'r': o->reversed = 1; break;
@@ -863,6 +896,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *name = sg_routines[o->routine].name;
     if (o->inplace && family_of((enum sg_routine)o->routine) == FAMILY_BCAST)
         return bad_usage("--inplace: %s has no MPI_IN_PLACE", name);
+    if (o->late > 0 && strncmp(name, "MPI_I", 5) != 0)
+        return bad_usage("--late: %s is not an I-form", name);
     if (o->predict) {
         if (o->procs < 0)
             return bad_usage("--predict-memory needs --procs P");
@@ -937,6 +972,7 @@ int main(int argc, char **argv)
         .use_pmpi = o.use_pmpi,
         .reversed = o.reversed,
         .inplace = o.inplace,
+        .late = o.late,
         .sparse = o.sparse,
         .root = o.root,
         .size = o.type_size,
@@ -985,14 +1021,18 @@ int main(int argc, char **argv)
         double seconds;
         struct peak peak;
         b.count = o.counts[c];
+        b.returned = 0;
         layout(&b);
         status = run_size(&b, o.iters, &seconds, &peak);
         if (b.rank == 0) {
             printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
-                           "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f%s\n",
+                           "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f%s",
                    sg_routines[b.routine].name, b.count, b.size, b.procs, b.root, b.inplace,
                    o.iters, result_name(status), seconds, peak.sum, peak.max,
                    b.sparse ? " sparse=1" : "");
+            if (b.late > 0)
+                printf(" returned=%.6f", b.returned);
+            putchar('\n');
             fflush(stdout);
         }
     }
