@@ -306,7 +306,7 @@ static long tree_groups(int root, int members)
 }
 
 /* The columns of the reductions' grid at this group size (w1a.c's
- * grid_columns), 0 when P has none. */
+ * w1a_grid_columns), 0 when P has none. */
 static int grid_of(int members)
 {
     for (int columns = members < procs ? members : procs; columns >= 2; columns--)

@@ -1,0 +1,32 @@
+/* The tuning table: see tuning.h. */
+#include "tuning.h"
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <string.h>
+
+static const struct sg_tuning tunings[] = {
+    /* 64 MiB over 2 ranks: Reduce_scatter 0.5 to 0.9 s (it reduces the
+     * whole vector to one rank, then scatters), two Reduce 0.03 s. */
+    {.library = "Open MPI", .reduce_by_reduces = 1},
+    /* 64 MiB over 2 ranks: Reduce_scatter 0.4 to 0.5 s, two Reduce 1.1 s. */
+    {.library = "MPICH", .reduce_by_reduces = 0},
+    {.library = NULL, .reduce_by_reduces = 0},
+};
+
+const struct sg_tuning *sg_tuning(void)
+{
+    static _Atomic(const struct sg_tuning *) known;
+    const struct sg_tuning *row = atomic_load(&known);
+    if (row == NULL) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+        int length;
+        PMPI_Get_library_version(version, &length);
+        for (row = tunings; row->library != NULL; row++)
+            if (strncmp(version, row->library, strlen(row->library)) == 0)
+                break;
+        atomic_store(&known, row);
+    }
+    return row;
+}

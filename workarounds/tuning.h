@@ -1,0 +1,18 @@
+/* What each MPI library does faster where a workaround has two ways of
+ * equal result: measured on this platform, one row per library in
+ * tuning.c. Adding a library or a choice touches that table only. */
+#ifndef SCALEGUARD_TUNING_H
+#define SCALEGUARD_TUNING_H
+
+struct sg_tuning {
+    const char *library; /* how MPI_Get_library_version begins; NULL: any other */
+    /* W1-A reduces a vector over a row or a column of its grid by one
+     * Reduce per part, each to the member that keeps it, rather than by one
+     * Reduce_scatter: the same elements move and combine either way. */
+    int reduce_by_reduces;
+};
+
+/* The row of the running MPI library (the same on every rank). */
+const struct sg_tuning *sg_tuning(void);
+
+#endif
