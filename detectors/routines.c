@@ -3,8 +3,9 @@
 #include <string.h>
 
 const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
-#define SG_ROUTINE_INFO(name, global_buffer, irregular, in_place, v_form) \
-    {#name, global_buffer, irregular, in_place, SG_##v_form},
+#define SG_ROUTINE_INFO(name, global_buffer, irregular, in_place, rooted, reduction, knows, \
+                        v_form)                                                             \
+    {#name, global_buffer, irregular, in_place, rooted, reduction, knows, SG_##v_form},
     SG_ROUTINE_LIST(SG_ROUTINE_INFO)
 #undef SG_ROUTINE_INFO
 };

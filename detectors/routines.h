@@ -1,51 +1,62 @@
-/* The collectives ScaleGuard knows (paper Table V), described once.
+/* The collectives ScaleGuard knows (paper Table V), described once: one row
+ * per family, a blocking routine and its I-form.
  *
- * SG_ROUTINE(name, global_buffer, irregular, in_place, v_form)
- *   name           the MPI routine, e.g. MPI_Gatherv
+ * SG_FAMILY_LIST(F, X) expands F(X, ...) for each family, with these
+ * arguments (after X):
+ *   blocking       the blocking routine without MPI_, e.g. Gatherv; then
+ *   nonblocking    its I-form, e.g. Igatherv
  *   global_buffer  SG_GLOBAL_SNP when the global buffer is s*n*P bytes,
  *                  SG_GLOBAL_SN when it is s*n bytes (Table V)
  *   irregular      1 for the v-routines, whose C-int displacement arrays
  *                  can wrap (Class D)
  *   in_place       1 when the routine takes MPI_IN_PLACE (all but Bcast)
- *   v_form         the routine with counts and displacements per rank that
- *                  moves the same blocks (MPI_Scatter: MPI_Scatterv), or the
- *                  routine itself where there is none
+ *   rooted         1 when the routine has a root (then only the root may
+ *                  pass MPI_IN_PLACE; else every rank or none)
+ *   reduction      1 when it combines with an MPI_Op
+ *   knows          which ranks see the whole layout of a call: SG_KNOWS_ALL
+ *                  (every rank), SG_KNOWS_ROOT (Gatherv/Scatterv: the
+ *                  counts of all ranks only at the root), SG_KNOWS_OWN (each
+ *                  rank its own row or displacements)
+ *   v_form, ...    the routine with counts and displacements per rank that
+ *                  moves the same blocks (Scatter: Scatterv), in both forms,
+ *                  or the family itself where there is none
  *
- * Blocking and non-blocking forms are listed separately: each is a routine of
- * its own in the bounds INI and may have a bound of its own. */
+ * Each routine of the bounds INI is one form: each may have a bound of its
+ * own. In enum sg_routine a family's blocking routine is even and its I-form
+ * the next one (sg_blocking_form, sg_is_nonblocking). */
 #ifndef SCALEGUARD_ROUTINES_H
 #define SCALEGUARD_ROUTINES_H
 
 #include <stddef.h>
 
-#define SG_ROUTINE_LIST(SG_ROUTINE)                                           \
-    SG_ROUTINE(MPI_Bcast, SG_GLOBAL_SN, 0, 0, MPI_Bcast)                      \
-    SG_ROUTINE(MPI_Ibcast, SG_GLOBAL_SN, 0, 0, MPI_Ibcast)                    \
-    SG_ROUTINE(MPI_Scatter, SG_GLOBAL_SNP, 0, 1, MPI_Scatterv)                \
-    SG_ROUTINE(MPI_Iscatter, SG_GLOBAL_SNP, 0, 1, MPI_Iscatterv)              \
-    SG_ROUTINE(MPI_Scatterv, SG_GLOBAL_SNP, 1, 1, MPI_Scatterv)               \
-    SG_ROUTINE(MPI_Iscatterv, SG_GLOBAL_SNP, 1, 1, MPI_Iscatterv)             \
-    SG_ROUTINE(MPI_Gather, SG_GLOBAL_SNP, 0, 1, MPI_Gatherv)                  \
-    SG_ROUTINE(MPI_Igather, SG_GLOBAL_SNP, 0, 1, MPI_Igatherv)                \
-    SG_ROUTINE(MPI_Gatherv, SG_GLOBAL_SNP, 1, 1, MPI_Gatherv)                 \
-    SG_ROUTINE(MPI_Igatherv, SG_GLOBAL_SNP, 1, 1, MPI_Igatherv)               \
-    SG_ROUTINE(MPI_Allgather, SG_GLOBAL_SNP, 0, 1, MPI_Allgatherv)            \
-    SG_ROUTINE(MPI_Iallgather, SG_GLOBAL_SNP, 0, 1, MPI_Iallgatherv)          \
-    SG_ROUTINE(MPI_Allgatherv, SG_GLOBAL_SNP, 1, 1, MPI_Allgatherv)           \
-    SG_ROUTINE(MPI_Iallgatherv, SG_GLOBAL_SNP, 1, 1, MPI_Iallgatherv)         \
-    SG_ROUTINE(MPI_Alltoall, SG_GLOBAL_SNP, 0, 1, MPI_Alltoallv)              \
-    SG_ROUTINE(MPI_Ialltoall, SG_GLOBAL_SNP, 0, 1, MPI_Ialltoallv)            \
-    SG_ROUTINE(MPI_Alltoallv, SG_GLOBAL_SNP, 1, 1, MPI_Alltoallv)             \
-    SG_ROUTINE(MPI_Ialltoallv, SG_GLOBAL_SNP, 1, 1, MPI_Ialltoallv)           \
-    SG_ROUTINE(MPI_Reduce, SG_GLOBAL_SN, 0, 1, MPI_Reduce)                    \
-    SG_ROUTINE(MPI_Ireduce, SG_GLOBAL_SN, 0, 1, MPI_Ireduce)                  \
-    SG_ROUTINE(MPI_Allreduce, SG_GLOBAL_SN, 0, 1, MPI_Allreduce)              \
-    SG_ROUTINE(MPI_Iallreduce, SG_GLOBAL_SN, 0, 1, MPI_Iallreduce)            \
-    SG_ROUTINE(MPI_Reduce_scatter, SG_GLOBAL_SN, 0, 1, MPI_Reduce_scatter)    \
-    SG_ROUTINE(MPI_Ireduce_scatter, SG_GLOBAL_SN, 0, 1, MPI_Ireduce_scatter)  \
-    SG_ROUTINE(MPI_Reduce_scatter_block, SG_GLOBAL_SN, 0, 1, MPI_Reduce_scatter)\
-    SG_ROUTINE(MPI_Ireduce_scatter_block, SG_GLOBAL_SN, 0, 1, MPI_Ireduce_scatter)
+#define SG_FAMILY_LIST(F, X)                                                                      \
+    F(X, Bcast, Ibcast, SG_GLOBAL_SN, 0, 0, 1, 0, SG_KNOWS_ALL, Bcast, Ibcast)                    \
+    F(X, Scatter, Iscatter, SG_GLOBAL_SNP, 0, 1, 1, 0, SG_KNOWS_ALL, Scatterv, Iscatterv)         \
+    F(X, Scatterv, Iscatterv, SG_GLOBAL_SNP, 1, 1, 1, 0, SG_KNOWS_ROOT, Scatterv, Iscatterv)      \
+    F(X, Gather, Igather, SG_GLOBAL_SNP, 0, 1, 1, 0, SG_KNOWS_ALL, Gatherv, Igatherv)             \
+    F(X, Gatherv, Igatherv, SG_GLOBAL_SNP, 1, 1, 1, 0, SG_KNOWS_ROOT, Gatherv, Igatherv)          \
+    F(X, Allgather, Iallgather, SG_GLOBAL_SNP, 0, 1, 0, 0, SG_KNOWS_ALL, Allgatherv,              \
+      Iallgatherv)                                                                                \
+    F(X, Allgatherv, Iallgatherv, SG_GLOBAL_SNP, 1, 1, 0, 0, SG_KNOWS_OWN, Allgatherv,            \
+      Iallgatherv)                                                                                \
+    F(X, Alltoall, Ialltoall, SG_GLOBAL_SNP, 0, 1, 0, 0, SG_KNOWS_ALL, Alltoallv, Ialltoallv)     \
+    F(X, Alltoallv, Ialltoallv, SG_GLOBAL_SNP, 1, 1, 0, 0, SG_KNOWS_OWN, Alltoallv, Ialltoallv)   \
+    F(X, Reduce, Ireduce, SG_GLOBAL_SN, 0, 1, 1, 1, SG_KNOWS_ALL, Reduce, Ireduce)                \
+    F(X, Allreduce, Iallreduce, SG_GLOBAL_SN, 0, 1, 0, 1, SG_KNOWS_ALL, Allreduce, Iallreduce)    \
+    F(X, Reduce_scatter, Ireduce_scatter, SG_GLOBAL_SN, 0, 1, 0, 1, SG_KNOWS_ALL,                 \
+      Reduce_scatter, Ireduce_scatter)                                                            \
+    F(X, Reduce_scatter_block, Ireduce_scatter_block, SG_GLOBAL_SN, 0, 1, 0, 1, SG_KNOWS_ALL,     \
+      Reduce_scatter, Ireduce_scatter)
 
+/* SG_ROUTINE_LIST(X) expands X(name, global_buffer, irregular, in_place,
+ * rooted, reduction, knows, v_form) for each of the 26 routines, e.g.
+ * X(MPI_Igatherv, ..., MPI_Igatherv), in enum order. */
+#define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
+#define SG_FAMILY_FORMS(X, b, i, gb, irr, ip, root, red, knows, vb, vi)                       \
+    X(MPI_##b, gb, irr, ip, root, red, knows, MPI_##vb)                                        \
+    X(MPI_##i, gb, irr, ip, root, red, knows, MPI_##vi)
+
+enum sg_knows { SG_KNOWS_ALL, SG_KNOWS_ROOT, SG_KNOWS_OWN };
 enum sg_global_buffer { SG_GLOBAL_SN, SG_GLOBAL_SNP };
 
 enum sg_routine {
@@ -58,12 +69,24 @@ enum sg_routine {
 struct sg_routine_info {
     const char *name;
     enum sg_global_buffer global_buffer;
-    int irregular;
-    int in_place;
+    int irregular, in_place, rooted, reduction;
+    enum sg_knows knows;
     enum sg_routine v_form;
 };
 
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];
+
+/* The blocking routine of r's family, whether r is the I-form, and family
+ * f's routine in the form of `like`: the one way to tell the forms apart. */
+static inline enum sg_routine sg_blocking_form(enum sg_routine r)
+{
+    return (enum sg_routine)(r & ~1);
+}
+static inline int sg_is_nonblocking(enum sg_routine r) { return r & 1; }
+static inline enum sg_routine sg_in_form_of(enum sg_routine f, enum sg_routine like)
+{
+    return (enum sg_routine)(sg_blocking_form(f) | (like & 1));
+}
 
 /* The routine called `name` (e.g. "MPI_Gatherv"), or -1 when unknown. */
 int sg_routine_by_name(const char *name);

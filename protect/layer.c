@@ -35,16 +35,7 @@ static void warn_on_rank0(void *context, const char *message)
  * the routines without a root. */
 static int in_place_everywhere(enum sg_routine r)
 {
-    switch (r) {
-    case SG_MPI_Allgather: case SG_MPI_Iallgather: case SG_MPI_Allgatherv:
-    case SG_MPI_Iallgatherv: case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv: case SG_MPI_Allreduce:
-    case SG_MPI_Iallreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
-    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
-        return 1;
-    default:
-        return 0;
-    }
+    return sg_routines[r].in_place && !sg_routines[r].rooted;
 }
 
 /* FNV-1a over every field of the rules that a decision reads, routine by

@@ -40,20 +40,7 @@ static int sg_protect(struct sg_call *c);
 #define SG_WRAPPER_HANDLER sg_protect
 SG_COLLECTIVES(SG_DEFINE_WRAPPER)
 
-enum sg_who_knows { SG_ALL_KNOW, SG_ROOT_KNOWS, SG_EACH_HAS_OWN_LAYOUT };
-
-static enum sg_who_knows who_knows(enum sg_routine r)
-{
-    switch (r) {
-    case SG_MPI_Gatherv: case SG_MPI_Igatherv: case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
-        return SG_ROOT_KNOWS;
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
-    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv: /* displs may differ per rank */
-        return SG_EACH_HAS_OWN_LAYOUT;
-    default:
-        return SG_ALL_KNOW;
-    }
-}
+static enum sg_knows who_knows(enum sg_routine r) { return sg_routines[r].knows; }
 
 /* ---- Calls left as they are --------------------------------------------- */
 
@@ -93,7 +80,7 @@ static void held_displs(const struct sg_call *c, int is_root, struct displs_view
                         struct displs_view *send)
 {
     *recv = *send = (struct displs_view){0};
-    if (who_knows(c->routine) == SG_ROOT_KNOWS && !is_root)
+    if (who_knows(c->routine) == SG_KNOWS_ROOT && !is_root)
         return;
     recv->displs = sg_call_displs(c, &recv->counts);
     if (c->routine == SG_MPI_Alltoallv || c->routine == SG_MPI_Ialltoallv) {
@@ -430,7 +417,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                                       : LEFT_NO_WORKAROUND;
     /* W1-A's groups of a blocking call in the I-form: each sub-call is at
      * most the call's n over at most `members` */
-    if (p.kind == PLAN_W1A && !(c->routine & 1))
+    if (p.kind == PLAN_W1A && !sg_is_nonblocking(c->routine))
         p.together = routine_allows((enum sg_routine)(c->routine | 1), sh->s, sh->n,
                                     (uint64_t)members);
     return p;
@@ -442,8 +429,8 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
  * point to point (sg_w1b_p2p), on a private copy of its communicator. */
 static int moves_blocks_p2p(enum sg_routine r, const struct sg_rules *rules)
 {
-    return rules->bounded && (who_knows(r) == SG_ROOT_KNOWS ? !names_w1a(rules)
-                                                            : (r & ~1) == SG_MPI_Alltoallv);
+    return rules->bounded && (who_knows(r) == SG_KNOWS_ROOT ? !names_w1a(rules)
+                                                            : sg_blocking_form(r) == SG_MPI_Alltoallv);
 }
 
 /* The private copy of MPI_COMM_WORLD, made at MPI_Init where a routine's
@@ -481,11 +468,11 @@ static int sg_protect(struct sg_call *c)
     if (sg_call_shape(c, &sh) != MPI_SUCCESS)
         return sg_call_invoke(&sg_pmpi, c); /* let MPI report the bad argument */
     int procs = (int)sh.procs;
-    enum sg_who_knows who = who_knows(c->routine);
+    enum sg_knows who = who_knows(c->routine);
     /* The rank that reports a decision: the root (the only one that sees
      * the counts of Gatherv/Scatterv), rank 0 where all ranks decide alike,
      * each rank where each decides on a layout of its own. */
-    int reports = who == SG_EACH_HAS_OWN_LAYOUT || (c->root >= 0 ? sh.is_root : sh.rank == 0);
+    int reports = who == SG_KNOWS_OWN || (c->root >= 0 ? sh.is_root : sh.rank == 0);
 
     /* Class D, on the arrays this rank holds. */
     struct displs_view recv_view, send_view;
@@ -548,19 +535,19 @@ static int sg_protect(struct sg_call *c)
      * (its groups are the root's plan, on every call), and Allgatherv's
      * calls that meet the bound (every rank sees every count, but the
      * displacements, and so the windows, may differ per rank). */
-    int talks = rules->bounded && who != SG_ALL_KNOW && !by_blocks &&
+    int talks = rules->bounded && who != SG_KNOWS_ALL && !by_blocks &&
                 (!windows_computed_alike(c->routine) || meets_bound);
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
-    int decides = triggered_here && (who != SG_ROOT_KNOWS || sh.is_root) &&
+    int decides = triggered_here && (who != SG_KNOWS_ROOT || sh.is_root) &&
                   plan.kind != PLAN_W1B_P2P;
     if (triggered_here || talks) {
         sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
                     &d);
-        if (decides || (talks && who == SG_EACH_HAS_OWN_LAYOUT)) /* for choose, the Allreduce */
+        if (decides || (talks && who == SG_KNOWS_OWN)) /* for choose, the Allreduce */
             fit = fit_w1b(&v, &d, sh.rank);
     }
     if (decides) {
-        int agreed = talks || who == SG_ALL_KNOW || windows_computed_alike(c->routine);
+        int agreed = talks || who == SG_KNOWS_ALL || windows_computed_alike(c->routine);
         plan = choose(c, rules, &v, &sh, &d, &fit, agreed, reports, &why);
     }
     /* The windows this rank runs W1-B over: its own plan's, or (off the
@@ -569,7 +556,7 @@ static int sg_protect(struct sg_call *c)
     const struct sg_windows *windows = &fit.win;
 
     /* Agreement, only where a bound is configured (see the top of the file). */
-    if (talks && who == SG_ROOT_KNOWS) {
+    if (talks && who == SG_KNOWS_ROOT) {
         /* How the decision reaches the non-roots: the root alone can decide
          * (it alone sees counts and displs), and its plan (kind, chunk,
          * rounds, windows: 32 bytes) goes out in one Bcast on the call's own

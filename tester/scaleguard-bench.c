@@ -896,7 +896,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *name = sg_routines[o->routine].name;
     if (o->inplace && family_of((enum sg_routine)o->routine) == FAMILY_BCAST)
         return bad_usage("--inplace: %s has no MPI_IN_PLACE", name);
-    if (o->late > 0 && strncmp(name, "MPI_I", 5) != 0)
+    if (o->late > 0 && !sg_is_nonblocking((enum sg_routine)o->routine))
         return bad_usage("--late: %s is not an I-form", name);
     if (o->predict) {
         if (o->procs < 0)
@@ -968,7 +968,7 @@ int main(int argc, char **argv)
     struct bench b = {
         .routine = (enum sg_routine)o.routine,
         .family = family_of((enum sg_routine)o.routine),
-        .nonblocking = strncmp(sg_routines[o.routine].name, "MPI_I", 5) == 0,
+        .nonblocking = sg_is_nonblocking((enum sg_routine)o.routine),
         .use_pmpi = o.use_pmpi,
         .reversed = o.reversed,
         .inplace = o.inplace,
@@ -980,7 +980,7 @@ int main(int argc, char **argv)
                 : o.type_size == 2 ? MPI_UINT16_T
                 : o.type_size == 4 ? MPI_UINT32_T
                                    : MPI_UINT64_T,
-    }; /* no blocking routine's name starts with MPI_I */
+    };
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);

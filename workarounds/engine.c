@@ -5,17 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_reduction(enum sg_routine r)
-{
-    switch (r) {
-    case SG_MPI_Reduce: case SG_MPI_Ireduce: case SG_MPI_Allreduce: case SG_MPI_Iallreduce:
-    case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
-    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static int is_reduction(enum sg_routine r) { return sg_routines[r].reduction; }
 
 static int is_integer(MPI_Datatype type)
 {
@@ -59,9 +49,6 @@ const char *sg_split_risk(const struct sg_call *c)
 }
 
 
-/* The blocking routine of the same family: families are listed in pairs. */
-static enum sg_routine family(enum sg_routine r) { return (enum sg_routine)(r & ~1); }
-
 static struct sg_side single(int count, MPI_Datatype type, int in_place)
 {
     return (struct sg_side){.layout = SG_SIDE_SINGLE, .count = count, .type = type,
@@ -103,13 +90,13 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     int recv_in_place = c->recvbuf == MPI_IN_PLACE;
     d->procs = procs;
     d->per_block_factor = 1;
-    d->pairwise = family(c->routine) == SG_MPI_Alltoall || family(c->routine) == SG_MPI_Alltoallv;
+    d->pairwise = sg_blocking_form(c->routine) == SG_MPI_Alltoall || sg_blocking_form(c->routine) == SG_MPI_Alltoallv;
     d->regular = sg_routines[c->routine].v_form != c->routine && !is_reduction(c->routine);
     d->block_bytes = 0;
     d->send = none;
     d->recv = none;
 
-    switch (family(c->routine)) {
+    switch (sg_blocking_form(c->routine)) {
     case SG_MPI_Bcast:
         d->recv = single(c->recvcount, c->recvtype, 0);
         break;
@@ -756,7 +743,7 @@ int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
     /* Open MPI 4.1.4's Allgatherv hangs when a rank sends 1 x contiguous(c)
      * where the others receive c elements (or c/k of a k-element type): its
      * own message stays as it is there; the global buffer is the receive side. */
-    int keep_single = family(c->routine) == SG_MPI_Allgatherv;
+    int keep_single = sg_blocking_form(c->routine) == SG_MPI_Allgatherv;
     int err = enlarge(&send, &d->send, keep_single, d->procs, max_count, &sub.sendcount,
                       &sub.sendtype, &sub.sendcounts, &sub.sdispls);
     if (err == MPI_SUCCESS)

@@ -44,8 +44,7 @@ static void release_kept(struct sg_runner *runner)
 int sg_run(struct sg_runner *runner, struct sg_call *sub)
 {
     MPI_Request request = MPI_REQUEST_NULL;
-    int nonblocking = sg_routines[sub->routine].name[4] == 'I';
-    if (nonblocking)
+    if (sg_is_nonblocking(sub->routine))
         sub->request = &request;
     int err = sg_call_invoke(runner->mpi, sub);
     if (err != MPI_SUCCESS || request == MPI_REQUEST_NULL)

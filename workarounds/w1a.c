@@ -36,7 +36,7 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
                    const char **why)
 {
     const char *reason = NULL;
-    switch (family(c->routine)) {
+    switch (sg_blocking_form(c->routine)) {
     case SG_MPI_Bcast: case SG_MPI_Gather: case SG_MPI_Gatherv: case SG_MPI_Scatter:
     case SG_MPI_Scatterv:
         break;
@@ -75,12 +75,12 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     if (members > d->procs)
         members = d->procs;
     int per_part = sg_tuning()->reduce_by_reduces;
-    switch (family(c->routine)) {
+    switch (sg_blocking_form(c->routine)) {
     case SG_MPI_Allgather: case SG_MPI_Allgatherv:
         return w1a_gather_to_all(runner, c, d, members, me);
     case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
         columns = w1a_grid_columns(d->procs, members);
-        if (family(c->routine) == SG_MPI_Allreduce &&
+        if (sg_blocking_form(c->routine) == SG_MPI_Allreduce &&
             w1a_by_parts(runner, c, columns, per_part))
             return w1a_reduce_by_parts(runner, c, d, columns, per_part, me);
         return w1a_reduce_to_all(runner, c, d, columns, me);

@@ -123,7 +123,7 @@ static int direct(const struct sg_runner *runner, const struct sg_side *r, const
         counts[0] = counts[1] = r->count;
         displs[0] = 0;
         displs[1] = (int)gap;
-        sub->routine = (enum sg_routine)(SG_MPI_Allgatherv | (sub->routine & 1));
+        sub->routine = sg_in_form_of(SG_MPI_Allgatherv, sub->routine);
         sub->recvcounts = counts;
         sub->rdispls = displs;
         return 1;

@@ -359,6 +359,6 @@ int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg
         return 1;
     if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
         return 0;
-    return runner->allows((enum sg_routine)(routine | (like & 1)), (uint64_t)size, (uint64_t)n,
+    return runner->allows(sg_in_form_of(routine, like), (uint64_t)size, (uint64_t)n,
                           (uint64_t)procs);
 }

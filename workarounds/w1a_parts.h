@@ -6,9 +6,6 @@
 
 #include "w1a.h"
 
-/* The blocking routine of the same family: families are listed in pairs. */
-static inline enum sg_routine family(enum sg_routine r) { return (enum sg_routine)(r & ~1); }
-
 /* The groups of one call, in the order they run. Group g is ranks[start[g]]
  * to ranks[start[g + 1] - 1], ascending, the root included. When `own` is
  * set, group 0 is the root's own group: the one that holds its own block

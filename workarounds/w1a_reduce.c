@@ -55,7 +55,7 @@ static int complete_step(const struct sg_runner *runner, struct sg_call *step, i
                          int procs)
 {
     struct sg_runner now = SG_RUNNER(runner->mpi, 0);
-    enum sg_routine blocking = (enum sg_routine)(step->routine & ~1);
+    enum sg_routine blocking = sg_blocking_form(step->routine);
     if (step->routine != blocking &&
         w1a_may_run(runner, blocking, blocking, step->sendtype, n, procs))
         step->routine = blocking;
@@ -76,7 +76,7 @@ static int reduce_each_part(struct sg_runner *runner, int complete, const struct
     int err = MPI_SUCCESS;
     for (int k = 0; err == MPI_SUCCESS && k < parts; k++) {
         struct sg_call each = *c;
-        each.routine = (enum sg_routine)(SG_MPI_Reduce | (c->routine & 1));
+        each.routine = sg_in_form_of(SG_MPI_Reduce, c->routine);
         each.comm = comm;
         each.root = k / per_member;
         each.sendcount = each.recvcount = counts[k];
@@ -102,7 +102,7 @@ static int reduce_each_part(struct sg_runner *runner, int complete, const struct
 int w1a_by_parts(const struct sg_runner *runner, const struct sg_call *c, int columns,
                     int per_part)
 {
-    enum sg_routine gather = family(c->routine) == SG_MPI_Reduce ? SG_MPI_Gatherv
+    enum sg_routine gather = sg_blocking_form(c->routine) == SG_MPI_Reduce ? SG_MPI_Gatherv
                                                                  : SG_MPI_Allgatherv;
     int largest = c->sendcount / columns + (c->sendcount % columns > 0);
     int scattered = per_part ? w1a_may_run(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest,
@@ -125,7 +125,7 @@ int w1a_by_parts(const struct sg_runner *runner, const struct sg_call *c, int co
 int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
                            const struct sg_described *d, int columns, int per_part, int me)
 {
-    int reduce = family(c->routine) == SG_MPI_Reduce, root = reduce ? c->root : -1;
+    int reduce = sg_blocking_form(c->routine) == SG_MPI_Reduce, root = reduce ? c->root : -1;
     int column = me % columns, row = me / columns, in_root_row = !reduce || row == root / columns;
     int is_root = me == root || !reduce, in_place = d->send.in_place && is_root;
     MPI_Comm *subs = NULL;
@@ -168,7 +168,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
                                column, part);
     if (!per_part && err == MPI_SUCCESS) {
         struct sg_call scatter = *c;
-        scatter.routine = (enum sg_routine)(SG_MPI_Reduce_scatter | (c->routine & 1));
+        scatter.routine = sg_in_form_of(SG_MPI_Reduce_scatter, c->routine);
         scatter.comm = subs[columns + row];
         if (reduce && in_place)
             scatter.sendbuf = c->recvbuf;
@@ -191,7 +191,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
     if (err == MPI_SUCCESS && in_root_row) {
         struct sg_call gather = *c;
         gather.routine =
-            (enum sg_routine)((reduce ? SG_MPI_Gatherv : SG_MPI_Allgatherv) | (c->routine & 1));
+            sg_in_form_of(reduce ? SG_MPI_Gatherv : SG_MPI_Allgatherv, c->routine);
         gather.comm = subs[columns + row];
         if (reduce)
             gather.root = root % columns;
@@ -301,7 +301,7 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
 int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
                          const struct sg_described *d, int columns, int me)
 {
-    enum sg_routine f = family(c->routine);
+    enum sg_routine f = sg_blocking_form(c->routine);
     int procs = d->procs, rows = procs / columns;
     int column = me % columns, row = me / columns;
     /* step 1's counts (Reduce_scatter: per row, the sum of its ranks'

@@ -84,7 +84,7 @@ static int bcast_tree(int procs, int root, int members, struct partition *p, int
 int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
                   int members, const struct sg_windows *w, int me)
 {
-    enum sg_routine f = family(c->routine);
+    enum sg_routine f = sg_blocking_form(c->routine);
     int irregular = f == SG_MPI_Gatherv || f == SG_MPI_Scatterv;
     if (w->of != NULL && !irregular)
         return -1;

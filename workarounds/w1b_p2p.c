@@ -135,7 +135,7 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
      * MPI_Ialltoallv hangs. */
     int in_place = send->in_place || recv->in_place;
     if (d->pairwise && in_place)
-        first.routine = (enum sg_routine)(c->routine & ~1);
+        first.routine = sg_blocking_form(c->routine);
     int send_big = send->layout == SG_SIDE_SINGLE && send->count > chunk;
     int recv_big = recv->layout == SG_SIDE_SINGLE && recv->count > chunk;
     if (send_big)

@@ -46,8 +46,6 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-static int is_nonblocking(enum sg_routine r) { return sg_routines[r].name[4] == 'I'; }
-
 /* One call of routine `r` moving `bytes` per rank and peer. */
 static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *recv,
                                 int *counts, int *displs, MPI_Request *request)
@@ -56,15 +54,9 @@ static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *
                         .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
                         .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
                         .rdispls = displs, .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
-                        .request = is_nonblocking(r) ? request : NULL};
-    switch (r & ~1) { /* the blocking member of each pair */
-    case SG_MPI_Allgather: case SG_MPI_Allgatherv: case SG_MPI_Alltoall: case SG_MPI_Alltoallv:
-    case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
+                        .request = sg_is_nonblocking(r) ? request : NULL};
+    if (!sg_routines[r].rooted)
         c.root = -1;
-        break;
-    default:
-        break;
-    }
     return c;
 }
 
@@ -162,9 +154,10 @@ int main(int argc, char **argv)
         if (wrap) { /* the same routine over the far layout (a single side stays as it is) */
             guarded_call = make_call((enum sg_routine)r, (int)bytes, far_send, far_recv, counts,
                                      far_displs, &request);
-            if ((r & ~1) == SG_MPI_Gatherv || (r & ~1) == SG_MPI_Allgatherv)
+            enum sg_routine f = sg_blocking_form((enum sg_routine)r);
+            if (f == SG_MPI_Gatherv || f == SG_MPI_Allgatherv)
                 guarded_call.sendbuf = send;
-            if ((r & ~1) == SG_MPI_Scatterv)
+            if (f == SG_MPI_Scatterv)
                 guarded_call.recvbuf = recv;
         }
         /* calibrate: calls per block so that a block takes about S/R s */
