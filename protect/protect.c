@@ -31,6 +31,7 @@
 
 #include "layer.h"
 #include "pending.h"
+#include "plan.h"
 #include "private_comm.h"
 #include "w1a.h"
 #include "w3.h"
@@ -44,19 +45,6 @@ static enum sg_knows who_knows(enum sg_routine r) { return sg_routines[r].knows;
 
 /* ---- Calls left as they are --------------------------------------------- */
 
-/* Why a triggered call is left as it is. Each reason is reported once per
- * routine and process, by the rank that decided; MPI_Finalize counts the
- * calls (sg_count). */
-enum left_reason {
-    LEFT_DISPLS,        /* Class D: the displacements cannot be recovered */
-    LEFT_NO_WORKAROUND, /* no workaround can guarantee the result */
-    LEFT_CANNOT_CUT,    /* W1-B cannot cut this rank's layout, so no rank cuts */
-    LEFT_REFUSED,       /* the engine refused the plan */
-    LEFT_NEEDS_MESSAGE, /* W1-B needs windows the non-roots could learn only from the root */
-    LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
-    LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
-    LEFT_REASONS
-};
 
 #define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
 #define LEFT_ONCE_OF_ROUTINE(...) \
@@ -197,20 +185,6 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 
 /* ---- The plan ----------------------------------------------------------- */
 
-enum plan_kind {
-    PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE,
-    PLAN_W1B_P2P /* Gatherv/Scatterv/Alltoallv: sg_w1b_p2p, no plan sent */
-};
-
-/* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
- * W1-A: `chunk` is the group size, `rounds` 1 when the root's windows
- * follow (W1-A's groups follow them, so every rank needs them all), and
- * `together` 1 when the routine's I-form may take the groups' sub-calls of
- * a blocking call (sg_runner.together). */
-struct plan {
-    int64_t kind, chunk, rounds, windows, together;
-};
-#define PLAN_FIELDS 5
 
 #define FLAG_OF_ROUTINE(...) ATOMIC_FLAG_INIT,
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
@@ -310,15 +284,6 @@ static int windows_computed_alike(enum sg_routine r)
     return r == SG_MPI_Allgatherv || r == SG_MPI_Iallgatherv;
 }
 
-/* What W1-B would need on this rank, computed once per call for the
- * decision and the agreement: every rank derives the same chunk from the
- * same bounds; `rounds`, `cuts` and the windows depend on this rank's
- * layout. */
-struct w1b_fit {
-    int64_t chunk, rounds;
-    int cuts; /* the chunk is > 0 and this rank's layout can be cut */
-    struct sg_windows win;
-};
 
 static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d, int rank)
 {
@@ -425,12 +390,51 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
 
 /* ---- The handler -------------------------------------------------------- */
 
+/* Say once per routine and reason why a call is left as it is, where it
+ * was decided: the root's plan arrives at the non-roots of
+ * Gatherv/Scatterv without a reason (why < 0). `windows`: the W1-B windows
+ * this rank's layout needs. */
+static void report_left_alone(const struct sg_call *c, const struct sg_shape *sh, int why,
+                              int reports, int windows)
+{
+    const char *name = sg_routines[c->routine].name;
+    if (why == LEFT_NO_WORKAROUND && reports)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NO_WORKAROUND],
+               "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
+               ", P=%d)" LEFT_ALONE_SUFFIX, name, sh->n, sh->s, (int)sh->procs);
+    else if (why == LEFT_SPLIT_RISK && reports)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_SPLIT_RISK],
+               "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
+               ", P=%d): splitting this reduction could change it, as %s"
+               LEFT_ALONE_SUFFIX,
+               name, sh->n, sh->s, (int)sh->procs, sg_split_risk(c));
+    else if (why == LEFT_CANNOT_CUT)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_CANNOT_CUT],
+               "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
+               ", P=%d), so no rank cuts" LEFT_ALONE_SUFFIX,
+               name, sh->n, sh->s, (int)sh->procs);
+    else if (why == LEFT_NEEDS_MESSAGE && reports)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NEEDS_MESSAGE],
+               "%s: this Class D layout has no common factor for W2 and needs W1-B over "
+               "%d displacement windows, which the non-roots could learn only from a "
+               "message of the root on every call (sent only for a routine with a "
+               "bound, class G or X)" LEFT_ALONE_SUFFIX,
+               name, windows);
+    else if (why == LEFT_WINDOWS_DIFFER)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_WINDOWS_DIFFER],
+               "%s: the ranks' displacement arrays need different W1-B windows (%d on "
+               "this rank), so no rank cuts" LEFT_ALONE_SUFFIX,
+               name, windows);
+}
+
 /* Whether a call of routine r under `rules` moves its blocks over the chunk
  * point to point (sg_w1b_p2p), on a private copy of its communicator. */
 static int moves_blocks_p2p(enum sg_routine r, const struct sg_rules *rules)
 {
-    return rules->bounded && (who_knows(r) == SG_KNOWS_ROOT ? !names_w1a(rules)
-                                                            : sg_blocking_form(r) == SG_MPI_Alltoallv);
+    if (!rules->bounded)
+        return 0;
+    return who_knows(r) == SG_KNOWS_ROOT ? !names_w1a(rules)
+                                         : sg_blocking_form(r) == SG_MPI_Alltoallv;
 }
 
 /* The private copy of MPI_COMM_WORLD, made at MPI_Init where a routine's
@@ -556,59 +560,8 @@ static int sg_protect(struct sg_call *c)
     const struct sg_windows *windows = &fit.win;
 
     /* Agreement, only where a bound is configured (see the top of the file). */
-    if (talks && who == SG_KNOWS_ROOT) {
-        /* How the decision reaches the non-roots: the root alone can decide
-         * (it alone sees counts and displs), and its plan (kind, chunk,
-         * rounds, windows: 32 bytes) goes out in one Bcast on the call's own
-         * communicator. The cheapest there is: the non-roots cannot work
-         * the plan out, so some message must reach each of them, and one
-         * small Bcast is exactly that, along the MPI's own tree. Routines
-         * without a bound pay nothing: Class D is fixed by the root alone
-         * (W2, or W1-B in one window), which needs no agreement. With more
-         * than one window each rank gets its own in a Scatter (see "Class D
-         * by windows"). */
-        err = PMPI_Bcast(&plan, PLAN_FIELDS, MPI_INT64_T, c->root, c->comm);
-        if (err == MPI_SUCCESS && plan.kind == PLAN_W1B && plan.windows > 1)
-            err = PMPI_Scatter(fit.win.of, 1, MPI_INT, &told.mine, 1, MPI_INT, c->root, c->comm);
-        if (err == MPI_SUCCESS && plan.kind == PLAN_W1A && plan.rounds) {
-            /* W1-A's groups follow the windows: every rank needs all of them */
-            if (!sh.is_root && (told.of = malloc((size_t)procs * sizeof *told.of)) == NULL)
-                err = MPI_ERR_NO_MEM; /* then the root waits in the Bcast: as MPI would */
-            else
-                err = PMPI_Bcast(sh.is_root ? fit.win.of : told.of, procs, MPI_INT, c->root,
-                                 c->comm);
-        }
-        if (!sh.is_root) {
-            told.count = (int)plan.windows;
-            windows = &told;
-        }
-    } else if (talks) {
-        /* No rank sees every layout, so each contributes its own (wants
-         * W1-B, rounds, cannot cut, its windows) and one small
-         * Allreduce(MAX) gives every rank all of it: any rank's need for
-         * W1-B makes every rank cut, unless some rank cannot cut its layout
-         * (or has given up on it), or the ranks' windows differ (count and
-         * digest, each also negated so that MAX yields the minimum too); the
-         * largest block anywhere sets the rounds. */
-        int mine_blocks = !fit.cuts || why == LEFT_DISPLS;
-        int64_t digest = sg_windows_fingerprint(&fit.win, procs);
-        int64_t mine[7] = {plan.kind == PLAN_W1B, fit.rounds, mine_blocks,
-                           fit.win.count, -(int64_t)fit.win.count, digest, -digest};
-        int64_t all[7];
-        err = PMPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, c->comm);
-        if (err == MPI_SUCCESS && all[0]) {
-            if (all[2]) {
-                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
-                if (why != LEFT_DISPLS) /* else reported already */
-                    why = mine_blocks ? LEFT_CANNOT_CUT : -1; /* -1: the blocking rank reports */
-            } else if (all[3] != -all[4] || all[5] != -all[6]) {
-                plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
-                why = fit.win.count > 1 ? LEFT_WINDOWS_DIFFER : -1;
-            } else {
-                plan = (struct plan){PLAN_W1B, fit.chunk, all[1], fit.win.count, 0};
-            }
-        }
-    }
+    if (talks)
+        err = sg_agree_on_plan(c, &sh, &fit, &plan, &why, &told, &windows);
 
     enum sg_outcome outcome = SG_OUTCOME_PLAIN;
     /* An I-form's workaround starts its sub-calls and returns a request
@@ -650,36 +603,7 @@ static int sg_protect(struct sg_call *c)
             }
             break;
         case PLAN_LEFT_ALONE:
-            /* Reported where decided: the root's plan arrives at the
-             * non-roots of Gatherv/Scatterv without a reason (why < 0). */
-            if (why == LEFT_NO_WORKAROUND && reports)
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NO_WORKAROUND],
-                       "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
-                       ", P=%d)" LEFT_ALONE_SUFFIX,
-                       info->name, sh.n, sh.s, procs);
-            else if (why == LEFT_SPLIT_RISK && reports)
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_SPLIT_RISK],
-                       "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
-                       ", P=%d): splitting this reduction could change it, as %s"
-                       LEFT_ALONE_SUFFIX,
-                       info->name, sh.n, sh.s, procs, sg_split_risk(c));
-            else if (why == LEFT_CANNOT_CUT)
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_CANNOT_CUT],
-                       "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
-                       ", P=%d), so no rank cuts" LEFT_ALONE_SUFFIX,
-                       info->name, sh.n, sh.s, procs);
-            else if (why == LEFT_NEEDS_MESSAGE && reports)
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NEEDS_MESSAGE],
-                       "%s: this Class D layout has no common factor for W2 and needs W1-B over "
-                       "%d displacement windows, which the non-roots could learn only from a "
-                       "message of the root on every call (sent only for a routine with a "
-                       "bound, class G or X)" LEFT_ALONE_SUFFIX,
-                       info->name, fit.win.count);
-            else if (why == LEFT_WINDOWS_DIFFER)
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_WINDOWS_DIFFER],
-                       "%s: the ranks' displacement arrays need different W1-B windows (%d on "
-                       "this rank), so no rank cuts" LEFT_ALONE_SUFFIX,
-                       info->name, fit.win.count);
+            report_left_alone(c, &sh, why, reports, fit.win.count);
             outcome = SG_OUTCOME_LEFT_ALONE;
             err = sg_call_invoke(&sg_pmpi, c);
             break;

@@ -1,0 +1,61 @@
+/* The plan of one protected call: what every rank must run alike, why a
+ * call is left as it is, and the agreement where the ranks cannot work out
+ * their part alone (plan_agreement.c). Internal to protect/. */
+#ifndef SCALEGUARD_PLAN_H
+#define SCALEGUARD_PLAN_H
+
+#include <stdint.h>
+
+#include "collective.h"
+#include "workarounds.h"
+
+enum plan_kind {
+    PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE,
+    PLAN_W1B_P2P /* Gatherv/Scatterv/Alltoallv: sg_w1b_p2p, no plan sent */
+};
+
+/* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
+ * W1-A: `chunk` is the group size, `rounds` 1 when the root's windows
+ * follow (W1-A's groups follow them, so every rank needs them all), and
+ * `together` 1 when the routine's I-form may take the groups' sub-calls of
+ * a blocking call (sg_runner.together). */
+struct plan {
+    int64_t kind, chunk, rounds, windows, together;
+};
+#define PLAN_FIELDS 5
+
+/* Why a triggered call is left as it is. Each reason is reported once per
+ * routine and process, by the rank that decided; MPI_Finalize counts the
+ * calls (sg_count). */
+enum left_reason {
+    LEFT_DISPLS,        /* Class D: the displacements cannot be recovered */
+    LEFT_NO_WORKAROUND, /* no workaround can guarantee the result */
+    LEFT_CANNOT_CUT,    /* W1-B cannot cut this rank's layout, so no rank cuts */
+    LEFT_REFUSED,       /* the engine refused the plan */
+    LEFT_NEEDS_MESSAGE, /* W1-B needs windows the non-roots could learn only from the root */
+    LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
+    LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
+    LEFT_REASONS
+};
+
+/* What W1-B would need on this rank, computed once per call for the
+ * decision and the agreement: every rank derives the same chunk from the
+ * same bounds; `rounds`, `cuts` and the windows depend on this rank's
+ * layout. */
+struct w1b_fit {
+    int64_t chunk, rounds;
+    int cuts; /* the chunk is > 0 and this rank's layout can be cut */
+    struct sg_windows win;
+};
+
+/* The agreement of a call whose ranks cannot work out their part alone
+ * (`talks` in sg_protect), so never for Class D alone: Gatherv/Scatterv's
+ * root sends its plan (and windows) in a Bcast; Allgatherv's ranks compare
+ * their needs and windows in one Allreduce. Updates *plan and *why; off the
+ * root of Gatherv/Scatterv, *told gets what the root said and *windows
+ * points to it. Returns an MPI error code. */
+int sg_agree_on_plan(const struct sg_call *c, const struct sg_shape *sh,
+                     const struct w1b_fit *fit, struct plan *plan, int *why,
+                     struct sg_windows *told, const struct sg_windows **windows);
+
+#endif
