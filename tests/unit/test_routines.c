@@ -1,0 +1,48 @@
+/* The routine table (detectors/routines.h) is consistent: 26 routines, each
+ * family a blocking routine and its I-form next to it (named MPI_I + the
+ * blocking name, lower-cased after the I), the forms told apart by
+ * sg_is_nonblocking alone; a v-form is its own v-form, of the same form,
+ * and reduces where the routine does; only a v-routine's
+ * layout can be seen by fewer than all ranks, and only a rooted one's by the
+ * root alone; names round-trip through sg_routine_by_name. */
+#include <ctype.h>
+
+#include "check.h"
+#include "routines.h"
+
+int main(void)
+{
+    CHECK_U64(SG_ROUTINE_COUNT, 26);
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+        const struct sg_routine_info *info = &sg_routines[r];
+        enum sg_routine routine = (enum sg_routine)r;
+        CHECK_U64(sg_routine_by_name(info->name), r);
+        CHECK(strncmp(info->name, "MPI_", 4) == 0);
+        CHECK_U64(sg_is_nonblocking(routine), r % 2);
+        CHECK_U64(sg_blocking_form(routine), r - r % 2);
+        CHECK_U64(sg_in_form_of(routine, SG_MPI_Ibcast), r | 1);
+        CHECK_U64(sg_in_form_of(routine, SG_MPI_Bcast), r - r % 2);
+        if (r % 2) { /* MPI_Ireduce after MPI_Reduce */
+            const char *blocking = sg_routines[r - 1].name;
+            char expected[64];
+            snprintf(expected, sizeof expected, "MPI_I%c%s", tolower((unsigned char)blocking[4]),
+                     blocking + 5);
+            CHECK_STR(info->name, expected);
+            const struct sg_routine_info *b = &sg_routines[r - 1];
+            CHECK(info->global_buffer == b->global_buffer && info->irregular == b->irregular &&
+                  info->in_place == b->in_place && info->rooted == b->rooted &&
+                  info->reduction == b->reduction && info->knows == b->knows &&
+                  info->v_form == (enum sg_routine)(b->v_form | 1));
+        }
+        const struct sg_routine_info *v = &sg_routines[info->v_form];
+        CHECK_U64(v->v_form, info->v_form); /* a v-form is its own */
+        CHECK_U64(sg_is_nonblocking(info->v_form), r % 2);
+        CHECK_U64(v->reduction, info->reduction);
+        CHECK(info->knows == SG_KNOWS_ALL || info->irregular);
+        CHECK(info->knows != SG_KNOWS_ROOT || info->rooted);
+    }
+    CHECK_U64(sg_routines[SG_MPI_Scatter].v_form, SG_MPI_Scatterv);
+    CHECK_U64(sg_routines[SG_MPI_Ireduce_scatter_block].v_form, SG_MPI_Ireduce_scatter);
+    CHECK_U64(sg_routine_by_name("MPI_Exscan"), (uint64_t)-1);
+    return check_exit();
+}
