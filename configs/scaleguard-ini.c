@@ -21,8 +21,9 @@ static const char usage[] =
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
     "dump     loads FILE as check does and prints, tab-separated, a line 'platform'\n"
     "         with the [platform] keys that are set (mpi_library, hostname, measured,\n"
-    "         launcher; none: no line), then one line per routine entry, in file\n"
-    "         order: the section (MPI_Name or MPI_Name#k), then every key as KEY=VALUE\n"
+    "         launcher; none: no line; a tab in a value printed as a space), then\n"
+    "         one line per routine entry, in file order: the section (MPI_Name or\n"
+    "         MPI_Name#k), then every key as KEY=VALUE\n"
     "         with its value as the layer reads it (defaults filled in: class, trigger,\n"
     "         bound, type_size, procs, safe_count, delta, failure, workaround, inplace,\n"
     "         and safe_seconds, fail_seconds where present; 0, - or unknown when\n"
@@ -94,7 +95,9 @@ static int dump(const char *path)
     int any = 0;
     for (size_t k = 0; k < sizeof platform / sizeof *platform; k++)
         if (platform[k][1][0]) {
-            printf("%s\t%s=%s", any++ ? "" : "platform", platform[k][0], platform[k][1]);
+            printf("%s\t%s=", any++ ? "" : "platform", platform[k][0]);
+            for (const char *c = platform[k][1]; *c; c++) /* a tab separates fields */
+                putchar(*c == '\t' ? ' ' : *c);
         }
     if (any)
         putchar('\n');

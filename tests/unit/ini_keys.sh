@@ -52,7 +52,8 @@ expected=$(printf '%s\n' \
     'MPI_Gatherv#2 class=X trigger=n bound=99 type_size=2 procs=3 safe_count=0 delta=0 failure=unknown workaround=auto inplace=no' |
     tr ' ' "$tab")
 [ "$("$tool" dump "$file")" = "$expected" ] || fail "unexpected dump: $("$tool" dump "$file")"
-"$tool" replace "$file" platform --entry "mpi_library=MPICH Version: 4.0.2" launcher=local
+# MPI_Get_library_version's tab (MPICH: "MPICH Version:<TAB>4.0.2") is a space in the dump
+"$tool" replace "$file" platform --entry "mpi_library=MPICH Version:${tab}4.0.2" launcher=local
 [ "$("$tool" dump "$file" | head -n 1)" = "platform${tab}mpi_library=MPICH Version: 4.0.2${tab}launcher=local" ] ||
     fail "unexpected platform line: $("$tool" dump "$file" | head -n 1)"
 echo 'oops' >>"$file"
