@@ -210,8 +210,11 @@ static void test_platform_files(void)
         CHECK_U64(w.count, 0);
         CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
         CHECK_STR(b.platform.launcher, "local");
-        CHECK_U64(b.count, 2);
+        CHECK_U64(b.count, 30); /* the full probe: 14 routines */
         e = find_entry(&b, "MPI_Scatter", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_SNP &&
+              e->procs == 4 && e->bound == 4 * e->safe_count && !e->inplace);
+        e = find_entry(&b, "MPI_Scatter", 2);
         CHECK(e != NULL);
         if (e) {
             /* bytes per rank times P > INT_MAX crashes, at P = 3 */
@@ -228,6 +231,10 @@ static void test_platform_files(void)
         e = find_entry(&b, "MPI_Gatherv", 1);
         CHECK(e != NULL && e->cls == SG_CLASS_D && e->procs == 4 &&
               e->failure == SG_FAILURE_CRASH);
+        /* the sum of the counts past 3 Gi - 96 Mi crashes, at P = 3 */
+        e = find_entry(&b, "MPI_Reduce_scatter", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_X && e->trigger == SG_TRIGGER_N &&
+              e->procs == 3 && e->bound == e->safe_count && e->failure == SG_FAILURE_CRASH);
         sg_bounds_free(&b);
     } else {
         fprintf(stderr, "%s\n", error);
