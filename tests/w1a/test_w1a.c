@@ -44,31 +44,10 @@
 
 #include "w1a.h"
 
-#define MARGIN 64
-
-static int rank, procs;
-
-static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    fprintf(stderr, "test_w1a: rank %d: ", rank);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static uint64_t state;
+#define TEST_PROGRAM "test_w1a"
+#include "against_plain.h"
 
 static void seed(uint64_t s) { state = s * 0x9E3779B97F4A7C15u + 12345; }
-
-static uint32_t next_random(void)
-{
-    state = state * 6364136223846793005u + 1442695040888963407u;
-    return (uint32_t)(state >> 33);
-}
 
 /* ---- One call, plain and through W1-A ------------------------------------ */
 

@@ -26,30 +26,10 @@
 
 #include "workarounds.h"
 
-#define MARGIN 64
+#define TEST_PROGRAM "test_w1b_regular"
+#include "against_plain.h"
+
 #define BLOCK 7
-
-static int rank, procs;
-
-static _Noreturn __attribute__((format(printf, 1, 2))) void fail(const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    fprintf(stderr, "test_w1b_regular: rank %d: ", rank);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
-static uint64_t state;
-
-static uint32_t next_random(void)
-{
-    state = state * 6364136223846793005u + 1442695040888963407u;
-    return (uint32_t)(state >> 33);
-}
 
 struct setting {
     enum sg_routine routine; /* the blocking form */
