@@ -32,17 +32,10 @@ read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-tree_of() {
-  local mpi=$1 tree
-  case $mpi in
-    mpich) tree=${SCALEGUARD_BUILD_MPICH:-${SCALEGUARD_BUILD:-build}/mpich} ;;
-    openmpi) tree=${SCALEGUARD_BUILD_OPENMPI:-${SCALEGUARD_BUILD:-build}/openmpi} ;;
-    *) echo "bench-memory: unknown MPI '$mpi'" >&2; exit 1 ;;
-  esac
-  [[ -x $tree/stage/bin/scaleguard-bench && -f $tree/protect/libscaleguard.so ]] ||
-    { echo "bench-memory: $tree has no scaleguard-bench or libscaleguard.so: build it" >&2; exit 1; }
-  readlink -f "$tree"
-}
+bench_name=bench-memory
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
+tree_of() { bench_tree "$1" stage/bin/scaleguard-bench protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
 # The 26, from the tree's own table.
@@ -53,24 +46,12 @@ mapfile -t routines < <("$(tree_of "${mpis[0]}")/stage/bin/scaleguard-ini" routi
 peak() {
   local mpi=$1 routine=$2 ini=$3 tree
   tree=$(tree_of "$mpi")
-  local SCALEGUARD_MPIEXEC SCALEGUARD_MPIEXEC_FLAGS SCALEGUARD_MPIEXEC_ENV_FLAG
-  # shellcheck source=/dev/null
-  source "$tree/stage/share/scaleguard/mpi.env"
-  local launch=("$SCALEGUARD_MPIEXEC")
-  read -ra flags <<<"$SCALEGUARD_MPIEXEC_FLAGS"
-  launch+=("${flags[@]}" -n "$procs")
   local settings=()
   [[ $ini == - ]] ||
     settings=("LD_PRELOAD=$tree/protect/libscaleguard.so" "SCALEGUARD_CONFIG=$ini"
       SCALEGUARD_LOG=info)
-  local setting
-  for setting in "${settings[@]}"; do
-    if [[ $SCALEGUARD_MPIEXEC_ENV_FLAG == -x ]]; then
-      launch+=(-x "$setting")
-    else
-      launch+=("$SCALEGUARD_MPIEXEC_ENV_FLAG" "${setting%%=*}" "${setting#*=}")
-    fi
-  done
+  local launch
+  bench_launch "$tree" "$procs" "${settings[@]}"
   local count=$bytes
   [[ $routine != *educe_scatter* ]] || count=$((bytes / procs)) # n is the whole vector
   env -u SCALEGUARD_CONFIG "${launch[@]}" "$tree/stage/bin/scaleguard-bench" -c "$routine" \

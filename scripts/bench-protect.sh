@@ -32,18 +32,10 @@ read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The build tree of one MPI, as an absolute path.
-tree_of() {
-  local mpi=$1 tree
-  case $mpi in
-    mpich) tree=${SCALEGUARD_BUILD_MPICH:-${SCALEGUARD_BUILD:-build}/mpich} ;;
-    openmpi) tree=${SCALEGUARD_BUILD_OPENMPI:-${SCALEGUARD_BUILD:-build}/openmpi} ;;
-    *) echo "bench-protect: unknown MPI '$mpi'" >&2; exit 2 ;;
-  esac
-  [[ -x $tree/tests/benchmark/sg_overhead ]] ||
-    { echo "bench-protect: $tree/tests/benchmark/sg_overhead is missing: build $tree" >&2; exit 1; }
-  readlink -f "$tree"
-}
+bench_name=bench-protect
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
+tree_of() { bench_tree "$1" tests/benchmark/sg_overhead protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
 routines=(Bcast Ibcast Scatter Iscatter Scatterv Iscatterv Gather Igather Gatherv Igatherv
@@ -112,23 +104,11 @@ run() {
   local mpi=$1 bytes=$2 seconds=$3 ini=$4 tree
   shift 4
   tree=$(tree_of "$mpi")
-  local SCALEGUARD_MPIEXEC SCALEGUARD_MPIEXEC_FLAGS SCALEGUARD_MPIEXEC_ENV_FLAG
-  # shellcheck source=/dev/null
-  source "$tree/stage/share/scaleguard/mpi.env"
-  local launch=("$SCALEGUARD_MPIEXEC")
-  read -ra flags <<<"$SCALEGUARD_MPIEXEC_FLAGS"
-  launch+=("${flags[@]}" -n "$procs")
   local settings=("LD_PRELOAD=$tree/protect/libscaleguard.so" "SCALEGUARD_LOG=quiet")
   [[ $ini == - ]] || settings+=("SCALEGUARD_CONFIG=$ini")
   [[ $mpi != mpich ]] || settings+=("${mpich_env[@]}")
-  local setting
-  for setting in "${settings[@]}"; do
-    if [[ $SCALEGUARD_MPIEXEC_ENV_FLAG == -x ]]; then
-      launch+=(-x "$setting")
-    else
-      launch+=("$SCALEGUARD_MPIEXEC_ENV_FLAG" "${setting%%=*}" "${setting#*=}")
-    fi
-  done
+  local launch
+  bench_launch "$tree" "$procs" "${settings[@]}"
   env -u SCALEGUARD_CONFIG "${launch[@]}" "$tree/tests/benchmark/sg_overhead" \
     --bytes "$bytes" --seconds "$seconds" --reps 3 "$@"
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# What the protection benchmarks share (sourced by scripts/bench-protect.sh
+# and scripts/bench-memory.sh; `bench_name` set by the caller, for messages).
+
+: "${bench_name:=bench}"
+
+# bench_tree MPI FILE...: the build tree of one MPI as an absolute path
+# (build/MPI, or SCALEGUARD_BUILD=DIR for DIR/MPI, or SCALEGUARD_BUILD_MPICH /
+# SCALEGUARD_BUILD_OPENMPI), which must hold each FILE (relative to it).
+bench_tree() {
+  local mpi=$1 tree file
+  shift
+  case $mpi in
+    mpich) tree=${SCALEGUARD_BUILD_MPICH:-${SCALEGUARD_BUILD:-build}/mpich} ;;
+    openmpi) tree=${SCALEGUARD_BUILD_OPENMPI:-${SCALEGUARD_BUILD:-build}/openmpi} ;;
+    *) echo "$bench_name: unknown MPI '$mpi'" >&2; exit 2 ;;
+  esac
+  for file in "$@"; do
+    [[ -e $tree/$file ]] || { echo "$bench_name: $tree/$file is missing: build $tree" >&2; exit 1; }
+  done
+  readlink -f "$tree"
+}
+
+# bench_launch TREE PROCS NAME=VALUE...: sets the array `launch` to that
+# tree's mpiexec over PROCS ranks with each environment setting.
+bench_launch() {
+  local tree=$1 procs=$2 setting
+  shift 2
+  local SCALEGUARD_MPIEXEC SCALEGUARD_MPIEXEC_FLAGS SCALEGUARD_MPIEXEC_ENV_FLAG
+  # shellcheck source=/dev/null
+  source "$tree/stage/share/scaleguard/mpi.env"
+  launch=("$SCALEGUARD_MPIEXEC")
+  read -ra flags <<<"$SCALEGUARD_MPIEXEC_FLAGS"
+  launch+=("${flags[@]}" -n "$procs")
+  for setting in "$@"; do
+    if [[ $SCALEGUARD_MPIEXEC_ENV_FLAG == -x ]]; then
+      launch+=(-x "$setting")
+    else
+      launch+=("$SCALEGUARD_MPIEXEC_ENV_FLAG" "${setting%%=*}" "${setting#*=}")
+    fi
+  done
+}
