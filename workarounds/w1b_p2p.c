@@ -17,18 +17,19 @@ static MPI_Aint extent_of(MPI_Datatype type)
     return extent;
 }
 
-/* Round one of a V side: its blocks of at most `chunk` elements, described
- * from one base, the larger ones 0. `arrays` gets the counts, then the
- * displacements; `*buffer` is moved to the base. Returns -1 when those
- * blocks span too wide for one base. */
+/* Round one of a V side: the first `chunk` elements of every block (all of
+ * a smaller one), described from one base. `arrays` gets the counts, then
+ * the displacements; `*buffer` is moved to the base. Returns -1 when those
+ * pieces span too wide for one base. */
 static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, int *arrays,
                         char **buffer)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0 && side->counts[i] <= chunk) {
+        if (side->counts[i] > 0) {
+            int64_t end = side->displs[i] + (side->counts[i] < chunk ? side->counts[i] : chunk);
             lo = side->displs[i] < lo ? side->displs[i] : lo;
-            hi = side->displs[i] + side->counts[i] > hi ? side->displs[i] + side->counts[i] : hi;
+            hi = end > hi ? end : hi;
         }
     int64_t base = 0;
     if (lo <= hi && (lo < INT_MIN || hi > INT_MAX)) {
@@ -37,9 +38,8 @@ static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, in
         base = hi - lo <= INT_MAX ? lo : hi - INT_MAX;
     }
     for (int i = 0; i < procs; i++) {
-        int small = side->counts[i] <= chunk;
-        arrays[i] = small ? side->counts[i] : 0;
-        arrays[procs + i] = small && arrays[i] ? (int)(side->displs[i] - base) : 0;
+        arrays[i] = side->counts[i] < chunk ? side->counts[i] : (int)chunk;
+        arrays[procs + i] = arrays[i] > 0 ? (int)(side->displs[i] - base) : 0;
     }
     *buffer += (MPI_Aint)base * extent_of(side->type);
     return MPI_SUCCESS;
@@ -50,13 +50,14 @@ struct pieces {
     int count, capacity;
 };
 
-/* Post one block's pieces of at most `chunk` elements: receive (into) or
- * send (from) `base`, with `peer`. */
+/* Post the pieces of one block after its first `chunk` elements (which
+ * round one moves), each at most `chunk`: receive (into) or send (from)
+ * `base`, with `peer`. */
 static int post_block(struct pieces *p, int receive, char *base, int64_t count, int64_t chunk,
                       MPI_Datatype type, int peer, MPI_Comm comm)
 {
     MPI_Aint extent = extent_of(type);
-    for (int64_t done = 0; done < count; done += chunk) {
+    for (int64_t done = chunk; done < count; done += chunk) {
         int piece = (int)(count - done < chunk ? count - done : chunk);
         if (p->count == p->capacity) {
             int wanted = p->capacity ? 2 * p->capacity : 16;
@@ -76,9 +77,9 @@ static int post_block(struct pieces *p, int receive, char *base, int64_t count, 
     return MPI_SUCCESS;
 }
 
-/* An in-place Alltoallv's large blocks: each is sent and replaced by its
- * peer's block for this rank, piece by piece (one piece of memory inside
- * MPI at a time). Peer after peer in rank order: every rank takes its pairs
+/* An in-place Alltoallv's large blocks after their first `chunk` elements:
+ * each is sent and replaced by its peer's block for this rank, piece by
+ * piece (one piece of memory inside MPI at a time). Peer after peer in rank order: every rank takes its pairs
  * in the order of (lower rank, higher rank), so the first pair not yet done
  * is the next of both its ranks, and no cycle of waits can form. */
 static int exchange_in_place(const struct sg_side *side, char *buffer, int procs, int rank,
@@ -87,7 +88,7 @@ static int exchange_in_place(const struct sg_side *side, char *buffer, int procs
     MPI_Aint extent = extent_of(side->type);
     for (int j = 0; j < procs; j++)
         if (j != rank && side->counts[j] > chunk)
-            for (int64_t done = 0; done < side->counts[j]; done += chunk) {
+            for (int64_t done = chunk; done < side->counts[j]; done += chunk) {
                 int piece = (int)(side->counts[j] - done < chunk ? side->counts[j] - done : chunk);
                 int err = PMPI_Sendrecv_replace(buffer + (side->displs[j] + done) * extent, piece,
                                                 side->type, j, 0, j, 0, comm, MPI_STATUS_IGNORE);
@@ -108,8 +109,11 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     if (arrays == NULL)
         return MPI_ERR_NO_MEM;
 
-    /* Round one: every block of at most `chunk` elements, as the call would
-     * move it; the larger ones are 0 here and go point to point. */
+    /* Round one: the call itself with every block cut to its first `chunk`
+     * elements (a rank with no larger block makes the call as it is); the
+     * rest of each larger one goes point to point. So every rank with data
+     * moves some in round one (Open MPI 4.1.4's in-place MPI_Ialltoallv
+     * hangs where some ranks' counts are all 0 and others' not). */
     char *send_base = (char *)c->sendbuf, *recv_base = c->recvbuf;
     char *send_from = send_base, *recv_into = recv_base;
     int err = MPI_SUCCESS;
@@ -129,24 +133,19 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         free(arrays);
         return err; /* -1: before any communication */
     }
-    /* An in-place Alltoallv's large blocks are exchanged in blocking
-     * steps, and so is its round one, in the blocking routine: some ranks'
-     * counts may all be 0 there, where Open MPI 4.1.4's in-place
-     * MPI_Ialltoallv hangs. */
     int in_place = send->in_place || recv->in_place;
-    if (d->pairwise && in_place)
-        first.routine = sg_blocking_form(c->routine);
     int send_big = send->layout == SG_SIDE_SINGLE && send->count > chunk;
     int recv_big = recv->layout == SG_SIDE_SINGLE && recv->count > chunk;
     if (send_big)
-        first.sendcount = 0;
+        first.sendcount = (int)chunk;
     if (recv_big)
-        first.recvcount = 0;
+        first.recvcount = (int)chunk;
 
-    /* The large blocks, posted before round one so that nothing waits on
-     * it: one message per piece, each end posting in block order (one
-     * tag); a SINGLE side's peer is the root. The block a rank keeps in
-     * place (the root's own, MPI_IN_PLACE) does not move. */
+    /* The rest of the large blocks, posted before round one so that nothing
+     * waits on it (an in-place Alltoallv's exchanged in blocking steps): one
+     * message per piece, each end posting in block order (one tag); a
+     * SINGLE side's peer is the root. The block a rank keeps in place (the
+     * root's own, MPI_IN_PLACE) does not move. */
     struct pieces p = {0};
     if (d->pairwise && in_place) {
         err = exchange_in_place(recv, recv_base, procs, rank, chunk, copy);

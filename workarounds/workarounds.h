@@ -122,13 +122,13 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
  * with no plan sent: every rank sees whether its own blocks (all of them,
  * at the root) exceed `chunk`, and so does the rank at each block's other
  * end (the same number of bytes), so each knows its part alone. One round
- * of the routine itself moves every block of at most `chunk` elements as
- * the call would (the others as 0); each larger block goes point to point
+ * of the routine itself moves the first `chunk` elements of every block
+ * (all of a smaller one); the rest of each larger block goes point to point
  * between its two ranks on `copy` (a private communicator:
  * private_comm.h), in pieces of at most `chunk` (an in-place Alltoallv's
  * by MPI_Sendrecv_replace, pair after pair in rank order). Where no block
  * exceeds it, round one is the call itself. Returns an MPI error code, or
- * -1 (before any communication) when round one's blocks of a side span
+ * -1 (before any communication) when round one's pieces of a side span
  * 2^32 extents or more. */
 int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
                int64_t chunk, MPI_Comm copy);
