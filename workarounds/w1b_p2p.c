@@ -17,30 +17,29 @@ static MPI_Aint extent_of(MPI_Datatype type)
     return extent;
 }
 
-/* Round one of a V side: the first `chunk` elements of every block (all of
- * a smaller one), described from one base. `arrays` gets the counts, then
- * the displacements; `*buffer` is moved to the base. Returns -1 when those
- * pieces span too wide for one base. */
-static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, int *arrays,
-                        char **buffer)
+/* Round one of a V side: every block of at most `chunk` elements, and the
+ * first `lead` elements of each larger one, described from one base.
+ * `arrays` gets the counts, then the displacements; `*buffer` is moved to
+ * the base. Returns -1 when those pieces span too wide for one base. */
+static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, int64_t lead,
+                        int *arrays, char **buffer)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0) {
-            int64_t end = side->displs[i] + (side->counts[i] < chunk ? side->counts[i] : chunk);
+    for (int i = 0; i < procs; i++) {
+        arrays[i] = side->counts[i] <= chunk ? side->counts[i] : (int)lead;
+        if (arrays[i] > 0) {
             lo = side->displs[i] < lo ? side->displs[i] : lo;
-            hi = end > hi ? end : hi;
+            hi = side->displs[i] + arrays[i] > hi ? side->displs[i] + arrays[i] : hi;
         }
+    }
     int64_t base = 0;
     if (lo <= hi && (lo < INT_MIN || hi > INT_MAX)) {
         if (hi - lo > SPAN_MAX)
             return -1;
         base = hi - lo <= INT_MAX ? lo : hi - INT_MAX;
     }
-    for (int i = 0; i < procs; i++) {
-        arrays[i] = side->counts[i] < chunk ? side->counts[i] : (int)chunk;
+    for (int i = 0; i < procs; i++)
         arrays[procs + i] = arrays[i] > 0 ? (int)(side->displs[i] - base) : 0;
-    }
     *buffer += (MPI_Aint)base * extent_of(side->type);
     return MPI_SUCCESS;
 }
@@ -50,14 +49,14 @@ struct pieces {
     int count, capacity;
 };
 
-/* Post the pieces of one block after its first `chunk` elements (which
+/* Post the pieces of one block after its first `lead` elements (which
  * round one moves), each at most `chunk`: receive (into) or send (from)
  * `base`, with `peer`. */
 static int post_block(struct pieces *p, int receive, char *base, int64_t count, int64_t chunk,
-                      MPI_Datatype type, int peer, MPI_Comm comm)
+                      int64_t lead, MPI_Datatype type, int peer, MPI_Comm comm)
 {
     MPI_Aint extent = extent_of(type);
-    for (int64_t done = chunk; done < count; done += chunk) {
+    for (int64_t done = lead; done < count; done += chunk) {
         int piece = (int)(count - done < chunk ? count - done : chunk);
         if (p->count == p->capacity) {
             int wanted = p->capacity ? 2 * p->capacity : 16;
@@ -77,10 +76,12 @@ static int post_block(struct pieces *p, int receive, char *base, int64_t count, 
     return MPI_SUCCESS;
 }
 
-/* An in-place Alltoallv's large blocks after their first `chunk` elements:
+/* An in-place Alltoallv's large blocks after their first `chunk` elements
+ * (which round one moves):
  * each is sent and replaced by its peer's block for this rank, piece by
- * piece (one piece of memory inside MPI at a time). Peer after peer in rank order: every rank takes its pairs
- * in the order of (lower rank, higher rank), so the first pair not yet done
+ * piece (one piece of memory inside MPI at a time). Peer after peer in
+ * rank order: every rank takes its pairs in the order of (lower rank,
+ * higher rank), so the first pair not yet done
  * is the next of both its ranks, and no cycle of waits can form. */
 static int exchange_in_place(const struct sg_side *side, char *buffer, int procs, int rank,
                              int64_t chunk, MPI_Comm comm)
@@ -109,22 +110,29 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     if (arrays == NULL)
         return MPI_ERR_NO_MEM;
 
-    /* Round one: the call itself with every block cut to its first `chunk`
-     * elements (a rank with no larger block makes the call as it is); the
-     * rest of each larger one goes point to point. So every rank with data
-     * moves some in round one (Open MPI 4.1.4's in-place MPI_Ialltoallv
-     * hangs where some ranks' counts are all 0 and others' not). */
+    /* Round one: the call itself with every block of at most `chunk`
+     * elements, and `lead` of each larger one, whose rest goes point to
+     * point (a rank with no larger block makes the call as it is).
+     * Alltoallv's round one moves the first chunk of every block, so that
+     * every rank with data moves some (Open MPI 4.1.4's in-place
+     * MPI_Ialltoallv hangs where some ranks' counts are all 0 and others'
+     * not). Gatherv/Scatterv's moves none of a larger block: the non-root
+     * cannot know whether the root's round one reaches it (a Class D layout
+     * spans 2^32 extents or more), so the whole block goes point to point,
+     * wherever it lies. */
+    int64_t lead = d->pairwise ? chunk : 0;
     char *send_base = (char *)c->sendbuf, *recv_base = c->recvbuf;
     char *send_from = send_base, *recv_into = recv_base;
     int err = MPI_SUCCESS;
     if (send->layout == SG_SIDE_V &&
-        (err = small_blocks(send, procs, chunk, arrays, &send_from)) == MPI_SUCCESS) {
+        (err = small_blocks(send, procs, chunk, lead, arrays, &send_from)) == MPI_SUCCESS) {
         first.sendbuf = send_from;
         first.sendcounts = arrays;
         first.sdispls = arrays + procs;
     }
     if (err == MPI_SUCCESS && recv->layout == SG_SIDE_V &&
-        (err = small_blocks(recv, procs, chunk, arrays + 2 * procs, &recv_into)) == MPI_SUCCESS) {
+        (err = small_blocks(recv, procs, chunk, lead, arrays + 2 * procs, &recv_into)) ==
+            MPI_SUCCESS) {
         first.recvbuf = recv_into;
         first.recvcounts = arrays + 2 * procs;
         first.rdispls = arrays + 3 * procs;
@@ -137,9 +145,9 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     int send_big = send->layout == SG_SIDE_SINGLE && send->count > chunk;
     int recv_big = recv->layout == SG_SIDE_SINGLE && recv->count > chunk;
     if (send_big)
-        first.sendcount = (int)chunk;
+        first.sendcount = (int)lead;
     if (recv_big)
-        first.recvcount = (int)chunk;
+        first.recvcount = (int)lead;
 
     /* The rest of the large blocks, posted before round one so that nothing
      * waits on it (an in-place Alltoallv's exchanged in blocking steps): one
@@ -157,15 +165,17 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
                 continue;
             if (recv->layout == SG_SIDE_V && recv->counts[i] > chunk)
                 err = post_block(&p, 1, recv_base + recv->displs[i] * recv_extent,
-                                 recv->counts[i], chunk, recv->type, i, copy);
+                                 recv->counts[i], chunk, lead, recv->type, i, copy);
             if (err == MPI_SUCCESS && send->layout == SG_SIDE_V && send->counts[i] > chunk)
                 err = post_block(&p, 0, send_base + send->displs[i] * send_extent,
-                                 send->counts[i], chunk, send->type, i, copy);
+                                 send->counts[i], chunk, lead, send->type, i, copy);
         }
         if (send_big && err == MPI_SUCCESS)
-            err = post_block(&p, 0, send_base, send->count, chunk, send->type, c->root, copy);
+            err = post_block(&p, 0, send_base, send->count, chunk, lead, send->type, c->root,
+                             copy);
         if (recv_big && err == MPI_SUCCESS)
-            err = post_block(&p, 1, recv_base, recv->count, chunk, recv->type, c->root, copy);
+            err = post_block(&p, 1, recv_base, recv->count, chunk, lead, recv->type, c->root,
+                             copy);
     }
     if (err == MPI_SUCCESS)
         err = sg_run(runner, &first);

@@ -122,8 +122,8 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
  * with no plan sent: every rank sees whether its own blocks (all of them,
  * at the root) exceed `chunk`, and so does the rank at each block's other
  * end (the same number of bytes), so each knows its part alone. One round
- * of the routine itself moves the first `chunk` elements of every block
- * (all of a smaller one); the rest of each larger block goes point to point
+ * of the routine itself moves every block of at most `chunk` elements (and
+ * Alltoallv's the first `chunk` of each larger one); the rest goes point to point
  * between its two ranks on `copy` (a private communicator:
  * private_comm.h), in pieces of at most `chunk` (an in-place Alltoallv's
  * by MPI_Sendrecv_replace, pair after pair in rank order). Where no block
