@@ -90,7 +90,7 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     int recv_in_place = c->recvbuf == MPI_IN_PLACE;
     d->procs = procs;
     d->per_block_factor = 1;
-    d->pairwise = sg_blocking_form(c->routine) == SG_MPI_Alltoall || sg_blocking_form(c->routine) == SG_MPI_Alltoallv;
+    d->pairwise = sg_blocking_form(sg_routines[c->routine].v_form) == SG_MPI_Alltoallv;
     d->regular = sg_routines[c->routine].v_form != c->routine && !is_reduction(c->routine);
     d->block_bytes = 0;
     d->send = none;
@@ -207,12 +207,6 @@ static int64_t clamp_chunk(int64_t count, int64_t offset, int64_t chunk)
     return left <= 0 ? 0 : left < chunk ? left : chunk;
 }
 
-static MPI_Aint extent_of(MPI_Datatype type)
-{
-    MPI_Aint lb, extent;
-    PMPI_Type_get_extent(type, &lb, &extent);
-    return extent;
-}
 
 /* ---- Per-round state ---------------------------------------------------- */
 
@@ -416,7 +410,7 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
     if (side->layout == SG_SIDE_PACKED) {
         /* up to procs*chunk elements: element i's data at origin + i*extent
          * + true_lb, origin placed so that a negative true lb stays inside */
-        MPI_Aint extent = extent_of(side->type);
+        MPI_Aint extent = sg_extent_of(side->type);
         PMPI_Type_get_true_extent(side->type, &r->true_lb, &r->true_extent);
         size_t below = r->true_lb < 0 ? (size_t)-r->true_lb : 0;
         size_t above = r->true_lb > 0 ? (size_t)r->true_lb : 0;
@@ -450,7 +444,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
 {
     const struct sg_side *side = r->side;
     const void *base = is_send ? c->sendbuf : c->recvbuf;
-    MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : extent_of(side->type);
+    MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : sg_extent_of(side->type);
     const char *moved = NULL;
     int count = 0;
 

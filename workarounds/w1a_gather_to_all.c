@@ -89,7 +89,7 @@ static struct copy_out *new_copy_out(int blocks, size_t bytes, void *recvbuf)
 static int direct(const struct sg_runner *runner, const struct sg_side *r, const int *ranks,
                   int n, int *counts, int *displs, struct sg_call *sub, MPI_Datatype *stride)
 {
-    MPI_Aint extent = w1a_extent_of(r->type);
+    MPI_Aint extent = sg_extent_of(r->type);
     if (r->layout == SG_SIDE_V) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (int j = 0; j < n; j++)
@@ -246,7 +246,7 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
      * when all are done. Straight, this rank's block is put in place first
      * and every sub-call runs in place: one copy of it, not one per pair,
      * and the same on every rank, as MPI_IN_PLACE must be. */
-    MPI_Aint extent = w1a_extent_of(r->type);
+    MPI_Aint extent = sg_extent_of(r->type);
     int in_place = d->send.in_place, mine = -1, first = 1;
     for (int g = 0; g < groups; g++)
         mine = me >= group[g] && me < group[g + 1] ? g : mine;

@@ -340,13 +340,6 @@ int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **s
 
 /* ---- The sub-calls ----------------------------------------------------------- */
 
-MPI_Aint w1a_extent_of(MPI_Datatype type)
-{
-    MPI_Aint lb, extent;
-    PMPI_Type_get_extent(type, &lb, &extent);
-    return extent;
-}
-
 /* Whether `routine` (in the blocking or non-blocking form of `like`) may
  * take a sub-call of n elements of `type` over `procs` processes: the
  * configuration may know it broken too (runner->allows). The same on every

@@ -24,7 +24,6 @@ int w1a_partition(int procs, int root, int members, const struct sg_windows *w,
 void w1a_free_partition(struct partition *p);
 int w1a_member(const int *ranks, int n, int rank);
 int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **subs);
-MPI_Aint w1a_extent_of(MPI_Datatype type);
 int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg_routine like,
                 MPI_Datatype type, int64_t n, int procs);
 

@@ -72,7 +72,7 @@ static int reduce_each_part(struct sg_runner *runner, int complete, const struct
                             MPI_Comm comm, const char *input, const int *counts, int parts,
                             int per_member, int index, char *mine)
 {
-    MPI_Aint extent = w1a_extent_of(c->sendtype), at = 0, mine_at = 0;
+    MPI_Aint extent = sg_extent_of(c->sendtype), at = 0, mine_at = 0;
     int err = MPI_SUCCESS;
     for (int k = 0; err == MPI_SUCCESS && k < parts; k++) {
         struct sg_call each = *c;
@@ -136,7 +136,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
     if (err != MPI_SUCCESS)
         return err;
     int *displs = counts + columns;
-    MPI_Aint extent = w1a_extent_of(c->sendtype);
+    MPI_Aint extent = sg_extent_of(c->sendtype);
     /* Where step 1 puts this rank's part, and where step 2's result must be
      * (in the root's row): the root's in the receive buffer, at the part's
      * place; the other ranks' in a temporary. A Reduce per part reduces
@@ -213,7 +213,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
 /* Elements of one piece of reduce_by_pieces: 4 MiB. */
 static int64_t piece_of(MPI_Datatype type)
 {
-    MPI_Aint extent = w1a_extent_of(type);
+    MPI_Aint extent = sg_extent_of(type);
     return extent >= ((MPI_Aint)4 << 20) ? 1 : ((int64_t)4 << 20) / extent;
 }
 
@@ -242,7 +242,7 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
                             int largest, int procs, const char *input)
 {
     int rows = procs / columns;
-    MPI_Aint extent = w1a_extent_of(c->sendtype);
+    MPI_Aint extent = sg_extent_of(c->sendtype);
     int64_t piece = piece_of(c->sendtype);
     /* the row's partial result of one piece, and per call of a step its counts */
     char *part = malloc((size_t)(columns * piece) * (size_t)extent + 1);
@@ -372,7 +372,7 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
     void *partial = NULL;
     if (err == MPI_SUCCESS && f != SG_MPI_Allreduce) {
         int count = f == SG_MPI_Reduce_scatter ? row_counts[row] : block;
-        partial = malloc((size_t)count * (size_t)w1a_extent_of(c->sendtype) + 1);
+        partial = malloc((size_t)count * (size_t)sg_extent_of(c->sendtype) + 1);
         if (partial == NULL)
             err = MPI_ERR_NO_MEM;
     }

@@ -144,7 +144,7 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
             int is_send = f == SG_MPI_Scatter;
             MPI_Datatype type = is_send ? c->sendtype : c->recvtype;
             MPI_Aint offset = (MPI_Aint)first_block(ranks, n, root, own) *
-                              (is_send ? c->sendcount : c->recvcount) * w1a_extent_of(type);
+                              (is_send ? c->sendcount : c->recvcount) * sg_extent_of(type);
             if (is_send)
                 sub.sendbuf = (const char *)c->sendbuf + offset;
             else
@@ -156,7 +156,7 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
                 group_counts[j] = i == root && !own ? 0 : v->counts[i];
                 group_displs[j] = group_counts[j] ? (int)(v->displs[i] - base[g]) : 0;
             }
-            MPI_Aint offset = (MPI_Aint)base[g] * w1a_extent_of(v->type);
+            MPI_Aint offset = (MPI_Aint)base[g] * sg_extent_of(v->type);
             if (f == SG_MPI_Scatterv) {
                 sub.sendbuf = (const char *)c->sendbuf + offset;
                 sub.sendcounts = group_counts;

@@ -10,13 +10,6 @@
  * every block end <= INT_MAX. */
 #define SPAN_MAX ((int64_t)INT_MAX - (int64_t)INT_MIN)
 
-static MPI_Aint extent_of(MPI_Datatype type)
-{
-    MPI_Aint lb, extent;
-    PMPI_Type_get_extent(type, &lb, &extent);
-    return extent;
-}
-
 /* Round one of a V side: every block of at most `chunk` elements, and the
  * first `lead` elements of each larger one, described from one base.
  * `arrays` gets the counts, then the displacements; `*buffer` is moved to
@@ -40,7 +33,7 @@ static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, in
     }
     for (int i = 0; i < procs; i++)
         arrays[procs + i] = arrays[i] > 0 ? (int)(side->displs[i] - base) : 0;
-    *buffer += (MPI_Aint)base * extent_of(side->type);
+    *buffer += (MPI_Aint)base * sg_extent_of(side->type);
     return MPI_SUCCESS;
 }
 
@@ -55,7 +48,7 @@ struct pieces {
 static int post_block(struct pieces *p, int receive, char *base, int64_t count, int64_t chunk,
                       int64_t lead, MPI_Datatype type, int peer, MPI_Comm comm)
 {
-    MPI_Aint extent = extent_of(type);
+    MPI_Aint extent = sg_extent_of(type);
     for (int64_t done = lead; done < count; done += chunk) {
         int piece = (int)(count - done < chunk ? count - done : chunk);
         if (p->count == p->capacity) {
@@ -77,16 +70,15 @@ static int post_block(struct pieces *p, int receive, char *base, int64_t count, 
 }
 
 /* An in-place Alltoallv's large blocks after their first `chunk` elements
- * (which round one moves):
- * each is sent and replaced by its peer's block for this rank, piece by
- * piece (one piece of memory inside MPI at a time). Peer after peer in
- * rank order: every rank takes its pairs in the order of (lower rank,
- * higher rank), so the first pair not yet done
- * is the next of both its ranks, and no cycle of waits can form. */
+ * (which round one moves): each is sent and replaced by its peer's block
+ * for this rank, piece by piece (one piece of memory inside MPI at a time).
+ * Peer after peer in rank order: every rank takes its pairs in the order of
+ * (lower rank, higher rank), so the first pair not yet done is the next of
+ * both its ranks, and no cycle of waits can form. */
 static int exchange_in_place(const struct sg_side *side, char *buffer, int procs, int rank,
                              int64_t chunk, MPI_Comm comm)
 {
-    MPI_Aint extent = extent_of(side->type);
+    MPI_Aint extent = sg_extent_of(side->type);
     for (int j = 0; j < procs; j++)
         if (j != rank && side->counts[j] > chunk)
             for (int64_t done = chunk; done < side->counts[j]; done += chunk) {
@@ -158,8 +150,8 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     if (d->pairwise && in_place) {
         err = exchange_in_place(recv, recv_base, procs, rank, chunk, copy);
     } else {
-        MPI_Aint send_extent = send->layout == SG_SIDE_V ? extent_of(send->type) : 0;
-        MPI_Aint recv_extent = recv->layout == SG_SIDE_V ? extent_of(recv->type) : 0;
+        MPI_Aint send_extent = send->layout == SG_SIDE_V ? sg_extent_of(send->type) : 0;
+        MPI_Aint recv_extent = recv->layout == SG_SIDE_V ? sg_extent_of(recv->type) : 0;
         for (int i = 0; i < procs && err == MPI_SUCCESS; i++) {
             if (i == rank && in_place)
                 continue;

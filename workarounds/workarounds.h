@@ -9,6 +9,14 @@
 #include "collective.h"
 #include "runner.h"
 
+/* A datatype's extent: where element i of a buffer of it starts. */
+static inline MPI_Aint sg_extent_of(MPI_Datatype type)
+{
+    MPI_Aint lb, extent;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    return extent;
+}
+
 enum sg_layout {
     SG_SIDE_NONE,    /* not used on this rank, or MPI_IN_PLACE */
     SG_SIDE_SINGLE,  /* one block: buf, count */
