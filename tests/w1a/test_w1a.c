@@ -132,18 +132,15 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
 static void compare(const unsigned char *plain, const unsigned char *got, size_t bytes,
                     const struct setting *s, const char *buffer)
 {
-    for (size_t i = 0; i < bytes; i++)
-        if (plain[i] != got[i]) {
-            fprintf(stderr,
-                    "test_w1a: %s%s, %s%s, root %d, groups of %d%s%s: rank %d: %s byte %td is "
-                    "0x%02x, the plain call gives 0x%02x\n",
-                    sg_routines[s->routine].name, form_names[s->form], s->type_name,
-                    s->in_place ? ", MPI_IN_PLACE" : "", s->root, s->members,
-                    s->w ? ", displacement windows" : "",
-                    s->others_refused ? ", other routines refused" : "", rank, buffer,
-                    (ptrdiff_t)i - MARGIN, got[i], plain[i]);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
+    ptrdiff_t at = first_difference(plain, got, bytes);
+    if (at != PTRDIFF_MAX)
+        fail("%s%s, %s%s, root %d, groups of %d%s%s: %s byte %td is 0x%02x, the plain call "
+             "gives 0x%02x",
+             sg_routines[s->routine].name, form_names[s->form], s->type_name,
+             s->in_place ? ", MPI_IN_PLACE" : "", s->root, s->members,
+             s->w ? ", displacement windows" : "",
+             s->others_refused ? ", other routines refused" : "", buffer, at,
+             got[at + MARGIN], plain[at + MARGIN]);
 }
 
 /* Random bytes; for reductions small values, so that sums cannot overflow. */
@@ -191,13 +188,7 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
     memcpy(recv, plain_recv, bytes);
 
     struct sg_call plain = make_call(s, l, plain_send + MARGIN, plain_recv + MARGIN, comm);
-    MPI_Request request;
-    plain.request = &request;
-    int err = sg_call_invoke(&sg_pmpi, &plain);
-    if (err == MPI_SUCCESS && s->form > 0)
-        err = MPI_Wait(&request, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS)
-        fail("%s: the plain call failed (%d)", sg_routines[plain.routine].name, err);
+    run_plain(&plain);
 
     struct sg_call call = make_call(s, l, send + MARGIN, recv + MARGIN, comm);
     int64_t *wide = malloc((size_t)procs * sizeof *wide);
@@ -212,7 +203,7 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
         runner.allows = refuse;
     else
         runner.together = s->form < 2; /* as the layer's plan where the I-form may */
-    err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
+    int err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
     int finished = sg_runner_finish(&runner);
     if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
         fail("%s: sg_w1a failed (%d)", sg_routines[call.routine].name,

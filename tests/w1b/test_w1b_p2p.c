@@ -148,12 +148,12 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
 static void compare(const unsigned char *plain, const unsigned char *got, size_t bytes,
                     const struct setting *s, const char *buffer)
 {
-    for (size_t i = 0; i < bytes; i++)
-        if (plain[i] != got[i])
-            fail("%s%s, %s%s, root %d: %s byte %td is 0x%02x, the plain call gives 0x%02x",
-                 sg_routines[s->routine].name, form_names[s->form], s->type_name,
-                 s->in_place ? ", MPI_IN_PLACE" : "", s->root, buffer, (ptrdiff_t)i - MARGIN,
-                 got[i], plain[i]);
+    ptrdiff_t at = first_difference(plain, got, bytes);
+    if (at != PTRDIFF_MAX)
+        fail("%s%s, %s%s, root %d: %s byte %td is 0x%02x, the plain call gives 0x%02x",
+             sg_routines[s->routine].name, form_names[s->form], s->type_name,
+             s->in_place ? ", MPI_IN_PLACE" : "", s->root, buffer, at, got[at + MARGIN],
+             plain[at + MARGIN]);
 }
 
 static void run_case(const struct setting *s, uint64_t number, MPI_Comm copy)
@@ -181,13 +181,7 @@ static void run_case(const struct setting *s, uint64_t number, MPI_Comm copy)
     memcpy(recv, plain_recv, bytes);
 
     struct sg_call plain = make_call(s, &l, plain_send + MARGIN, plain_recv + MARGIN);
-    MPI_Request request;
-    plain.request = &request;
-    int err = sg_call_invoke(&sg_pmpi, &plain);
-    if (err == MPI_SUCCESS && s->form > 0)
-        err = MPI_Wait(&request, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS)
-        fail("%s: the plain call failed (%d)", sg_routines[plain.routine].name, err);
+    run_plain(&plain);
 
     struct sg_call call = make_call(s, &l, send + MARGIN, recv + MARGIN);
     int64_t *wide = malloc(2 * (size_t)procs * sizeof *wide);
@@ -196,7 +190,7 @@ static void run_case(const struct setting *s, uint64_t number, MPI_Comm copy)
     struct sg_described d;
     sg_describe(&call, procs, rank, wide, wide + procs, &d);
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, s->form == 2);
-    err = sg_w1b_p2p(&runner, &call, &d, CHUNK, copy);
+    int err = sg_w1b_p2p(&runner, &call, &d, CHUNK, copy);
     int finished = sg_runner_finish(&runner);
     if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
         fail("%s: sg_w1b_p2p failed (%d)", sg_routines[call.routine].name,
