@@ -24,7 +24,7 @@ scaleguard-report on their results, and rewrites results/README.md and
 results/plots/*.png.
 
   --procs P       ranks of the overhead benchmark (default
-                  $SCALEGUARD_BENCH_PROCS, else 4; more than the cores is
+                  $SCALEGUARD_BENCH_PROCS, else 2; more than the cores is
                   oversubscribed and slow)
   --report-only   run no benchmark: redo the plots and the page from the
                   results already in results/
@@ -36,7 +36,7 @@ SCALEGUARD_BUILD_OPENMPI. Needs gnuplot (gnuplot-nox). About 20 to 40 minutes on
 EOF
 }
 
-procs=${SCALEGUARD_BENCH_PROCS:-4} report_only=0
+procs=${SCALEGUARD_BENCH_PROCS:-2} report_only=0
 while (($#)); do
   case $1 in
     --help | -h) usage; exit 0 ;;
@@ -60,7 +60,11 @@ if [[ ! -x $report_tool ]]; then
   PATH=$(readlink -f "$mpich_tree")/stage/bin:$PATH
 fi
 
-if ((procs == 2)); then overhead=results/protect-overhead; else overhead=results/protect-overhead-p$procs; fi
+bench_name=bench-all
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
+overhead=$(bench_default_report protect-overhead "$procs")
+overhead=${overhead%.md}
 refine_data=results/tester-refine
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

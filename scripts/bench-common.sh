@@ -40,3 +40,10 @@ bench_launch() {
     fi
   done
 }
+
+# bench_default_report NAME PROCS: where a benchmark's report goes unless the
+# caller names it: results/NAME.md at P = 2 (one rank per core, the reference
+# case), results/NAME-pP.md at any other P.
+bench_default_report() {
+  if (($2 == 2)); then echo "results/$1.md"; else echo "results/$1-p$2.md"; fi
+}

@@ -8,8 +8,8 @@
 # quarter of a block). Each job's peak_rss_max (the largest rank's peak) is
 # read from its line; the extra is their difference, next to one chunk
 # (BYTES / 4), the target: at most one chunk per rank.
-# Writes a Markdown report (default results/protect-memory.md) and a TSV
-# next to it. P from SCALEGUARD_BENCH_PROCS (default 2), MPIs from
+# Writes a Markdown report (default results/protect-memory.md at P = 2,
+# results/protect-memory-pP.md at another P) and a TSV next to it. P from SCALEGUARD_BENCH_PROCS (default 2), MPIs from
 # SCALEGUARD_BENCH_MPIS (default "mpich openmpi"), the workaround from
 # SCALEGUARD_BENCH_WORKAROUND, the size from SCALEGUARD_BENCH_BYTES. Build
 # trees as for scripts/bench-protect.sh (build/mpich, build/openmpi, or
@@ -23,18 +23,18 @@ if [[ ${1:-} == --help || ${1:-} == -h ]]; then
   sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
   exit 0
 fi
-report=${1:-results/protect-memory.md}
-table_file=${report%.md}.tsv
+bench_name=bench-memory
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
 procs=${SCALEGUARD_BENCH_PROCS:-2}
+report=${1:-$(bench_default_report protect-memory "$procs")}
+table_file=${report%.md}.tsv
 bytes=${SCALEGUARD_BENCH_BYTES:-67108864}
 workaround=${SCALEGUARD_BENCH_WORKAROUND:-W1-B}
 read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-bench_name=bench-memory
-# shellcheck source=scripts/bench-common.sh
-source scripts/bench-common.sh
 tree_of() { bench_tree "$1" stage/bin/scaleguard-bench protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The protection overhead benchmark: libscaleguard.so against the bare MPI
-# call, side by side in one run (tests/benchmark/sg_overhead.c), P = 4, both
-# MPIs. Writes a Markdown report (default results/protect-overhead.md) and
-# the same numbers as a TSV next to it (.md -> .tsv; scaleguard-report
+# call, side by side in one run (tests/benchmark/sg_overhead.c), both MPIs.
+# Writes a Markdown report (default results/protect-overhead.md at P = 2,
+# results/protect-overhead-pP.md at another P) and the same numbers as a TSV
+# next to it (.md -> .tsv; scaleguard-report
 # --benchmark plots it):
 #   no trigger (cases `none`, `cfg`): 8 B, 1 KiB, 64 KiB, 1 MiB per rank and
 #     peer, without a configuration (Class D checks only) and with a bound
@@ -13,8 +14,8 @@
 # Needs the build trees of scripts/build.sh (build/mpich, build/openmpi), or
 # others: SCALEGUARD_BUILD=DIR for DIR/mpich and DIR/openmpi,
 # SCALEGUARD_BUILD_MPICH / SCALEGUARD_BUILD_OPENMPI for one tree each.
-# SCALEGUARD_BENCH_PROCS sets P: with more ranks than cores, busy-polling
-# MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
+# SCALEGUARD_BENCH_PROCS sets P (default 2): with more ranks than cores,
+# busy-polling MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
 # "mpich openmpi") chooses the MPIs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,16 +26,16 @@ if [[ ${1:-} == --help || ${1:-} == -h ]]; then
   sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
   exit 0
 fi
-report=${1:-results/protect-overhead.md}
+bench_name=bench-protect
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
+procs=${SCALEGUARD_BENCH_PROCS:-2}
+report=${1:-$(bench_default_report protect-overhead "$procs")}
 table_file=${report%.md}.tsv
-procs=${SCALEGUARD_BENCH_PROCS:-4}
 read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-bench_name=bench-protect
-# shellcheck source=scripts/bench-common.sh
-source scripts/bench-common.sh
 tree_of() { bench_tree "$1" tests/benchmark/sg_overhead protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
