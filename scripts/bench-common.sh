@@ -47,3 +47,26 @@ bench_launch() {
 bench_default_report() {
   if (($2 == 2)); then echo "results/$1.md"; else echo "results/$1-p$2.md"; fi
 }
+
+# bench_start NAME ARGS...: what each benchmark does first. --help prints the
+# caller's header comment; then it sets procs (SCALEGUARD_BENCH_PROCS,
+# default 2), report (the first of ARGS, else bench_default_report NAME) and
+# table_file (its TSV), mpis (SCALEGUARD_BENCH_MPIS, default both) and work,
+# a scratch folder removed at exit.
+# shellcheck disable=SC2034 # the caller reads them
+bench_start() {
+  local name=$1
+  shift
+  if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+    echo "Usage: scripts/$bench_name.sh [REPORT.md]"
+    echo
+    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+    exit 0
+  fi
+  procs=${SCALEGUARD_BENCH_PROCS:-2}
+  report=${1:-$(bench_default_report "$name" "$procs")}
+  table_file=${report%.md}.tsv
+  read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+}

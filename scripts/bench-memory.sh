@@ -17,23 +17,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ ${1:-} == --help || ${1:-} == -h ]]; then
-  echo "Usage: scripts/bench-memory.sh [REPORT.md]"
-  echo
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-  exit 0
-fi
 bench_name=bench-memory
 # shellcheck source=scripts/bench-common.sh
 source scripts/bench-common.sh
-procs=${SCALEGUARD_BENCH_PROCS:-2}
-report=${1:-$(bench_default_report protect-memory "$procs")}
-table_file=${report%.md}.tsv
+bench_start protect-memory "$@"
 bytes=${SCALEGUARD_BENCH_BYTES:-67108864}
 workaround=${SCALEGUARD_BENCH_WORKAROUND:-W1-B}
-read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 tree_of() { bench_tree "$1" stage/bin/scaleguard-bench protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done

@@ -20,21 +20,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ ${1:-} == --help || ${1:-} == -h ]]; then
-  echo "Usage: scripts/bench-protect.sh [REPORT.md]"
-  echo
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-  exit 0
-fi
 bench_name=bench-protect
 # shellcheck source=scripts/bench-common.sh
 source scripts/bench-common.sh
-procs=${SCALEGUARD_BENCH_PROCS:-2}
-report=${1:-$(bench_default_report protect-overhead "$procs")}
-table_file=${report%.md}.tsv
-read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bench_start protect-overhead "$@"
 
 tree_of() { bench_tree "$1" tests/benchmark/sg_overhead protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
