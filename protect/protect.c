@@ -41,8 +41,6 @@ static int sg_protect(struct sg_call *c);
 #define SG_WRAPPER_HANDLER sg_protect
 SG_COLLECTIVES(SG_DEFINE_WRAPPER)
 
-static enum sg_knows who_knows(enum sg_routine r) { return sg_routines[r].knows; }
-
 /* ---- Calls left as they are --------------------------------------------- */
 
 
@@ -68,7 +66,7 @@ static void held_displs(const struct sg_call *c, int is_root, struct displs_view
                         struct displs_view *send)
 {
     *recv = *send = (struct displs_view){0};
-    if (who_knows(c->routine) == SG_KNOWS_ROOT && !is_root)
+    if (sg_routines[c->routine].knows == SG_KNOWS_ROOT && !is_root)
         return;
     recv->displs = sg_call_displs(c, &recv->counts);
     if (c->routine == SG_MPI_Alltoallv || c->routine == SG_MPI_Ialltoallv) {
@@ -433,7 +431,7 @@ static int moves_blocks_p2p(enum sg_routine r, const struct sg_rules *rules)
 {
     if (!rules->bounded)
         return 0;
-    return who_knows(r) == SG_KNOWS_ROOT ? !names_w1a(rules)
+    return sg_routines[r].knows == SG_KNOWS_ROOT ? !names_w1a(rules)
                                          : sg_blocking_form(r) == SG_MPI_Alltoallv;
 }
 
@@ -452,12 +450,51 @@ int sg_protect_prepare_world(void)
     return MPI_SUCCESS;
 }
 
+/* The hot path of a routine with a bound: this rank's own facts (n, s, P)
+ * meet no entry and the displacements it holds look intact, so it makes the
+ * call as it is, as the full path would: with no trigger on this rank, a
+ * rank talks only to follow a root's W1-A plan (excluded here), and the
+ * private copy that blocks over the chunk travel on is made here too, on
+ * every rank alike. Returns -1 when the call needs the full look (a
+ * trigger, a wrapped array, an intercommunicator's v-routine, an MPI error
+ * in the look), else MPI_SUCCESS or the error of making that copy. */
+#define FULL_LOOK (-1)
+static int within_bounds(const struct sg_call *c, const struct sg_rules *rules)
+{
+    if (sg_routines[c->routine].knows == SG_KNOWS_ROOT && names_w1a(rules))
+        return FULL_LOOK;
+    int irregular = sg_routines[c->routine].irregular, inter = 0;
+    /* a v-routine's arrays have an entry per rank of the remote group */
+    if (irregular && (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
+        return FULL_LOOK;
+    struct sg_shape sh;
+    struct verdict v;
+    if (sg_call_shape(c, &sh) != MPI_SUCCESS)
+        return FULL_LOOK;
+    judge(rules, &sh, sg_routines[c->routine].name, &v);
+    if (v.cls >= 0)
+        return FULL_LOOK;
+    if (irregular) {
+        struct displs_view recv, send;
+        held_displs(c, sh.is_root, &recv, &send);
+        if (suspicious(&recv, (int)sh.procs) || suspicious(&send, (int)sh.procs))
+            return FULL_LOOK;
+    }
+    MPI_Comm copy;
+    return moves_blocks_p2p(c->routine, rules) ? sg_private_comm(c->comm, &copy) : MPI_SUCCESS;
+}
+
 static int sg_protect(struct sg_call *c)
 {
     const struct sg_layer *layer = sg_layer();
     const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
     const struct sg_routine_info *info = &sg_routines[c->routine];
-    if (!rules->bounded && (!info->irregular || !needs_a_look(c))) {
+    int quick = rules->bounded                   ? within_bounds(c, rules)
+                : !info->irregular || !needs_a_look(c) ? MPI_SUCCESS
+                                                       : FULL_LOOK;
+    if (quick != FULL_LOOK) {
+        if (quick != MPI_SUCCESS)
+            return quick; /* MPI's own failure, on a collective call: as MPI reports it */
         if (layer->log_level >= SG_LOG_INFO)
             sg_count(c->routine, -1, SG_OUTCOME_PLAIN);
         return sg_call_invoke(&sg_pmpi, c); /* nothing can trigger: straight through */
@@ -472,7 +509,7 @@ static int sg_protect(struct sg_call *c)
     if (sg_call_shape(c, &sh) != MPI_SUCCESS)
         return sg_call_invoke(&sg_pmpi, c); /* let MPI report the bad argument */
     int procs = (int)sh.procs;
-    enum sg_knows who = who_knows(c->routine);
+    enum sg_knows who = sg_routines[c->routine].knows;
     /* The rank that reports a decision: the root (the only one that sees
      * the counts of Gatherv/Scatterv), rank 0 where all ranks decide alike,
      * each rank where each decides on a layout of its own. */
