@@ -34,14 +34,63 @@ static void release_kept(struct sg_runner *runner)
 {
     for (int i = 0; i < runner->kept_count; i++)
         runner->kept[i].release(runner->kept[i].memory);
+    for (int i = 0; i < runner->copy_count; i++) { /* every request is done: each copy made */
+        if (*runner->copies[i].handle != MPI_COMM_NULL)
+            PMPI_Comm_free(runner->copies[i].handle);
+        free(runner->copies[i].handle);
+    }
     free(runner->kept);
     free(runner->requests);
+    free(runner->queued);
+    free(runner->copies);
     runner->kept = NULL;
     runner->requests = NULL;
+    runner->queued = NULL;
+    runner->copies = NULL;
     runner->kept_count = runner->kept_capacity = runner->count = runner->capacity = 0;
+    runner->queued_count = runner->queued_capacity = runner->started = runner->fenced = 0;
+    runner->copy_count = runner->copy_capacity = 0;
 }
 
-int sg_run(struct sg_runner *runner, struct sg_call *sub)
+/* The copy of `comm` the queued sub-calls run on, started now (an index
+ * into runner->copies), or -1 with *err set. */
+static int copy_of(struct sg_runner *runner, MPI_Comm comm, int *err)
+{
+    for (int i = 0; i < runner->copy_count; i++)
+        if (runner->copies[i].parent == comm)
+            return i;
+    MPI_Comm *handle = malloc(sizeof *handle);
+    if (handle == NULL || !grow((void **)&runner->copies, &runner->copy_capacity,
+                                runner->copy_count + 1, sizeof *runner->copies)) {
+        free(handle);
+        *err = MPI_ERR_NO_MEM;
+        return -1;
+    }
+    *handle = MPI_COMM_NULL;
+    MPI_Request request;
+    if ((*err = PMPI_Comm_idup(comm, handle, &request)) != MPI_SUCCESS) {
+        free(handle);
+        return -1;
+    }
+    runner->copies[runner->copy_count] = (struct sg_copy){comm, handle};
+    *err = sg_runner_add(runner, request);
+    return runner->copy_count++;
+}
+
+static int queue(struct sg_runner *runner, const struct sg_call *sub)
+{
+    int err = MPI_SUCCESS, copy = copy_of(runner, sub->comm, &err);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!grow((void **)&runner->queued, &runner->queued_capacity, runner->queued_count + 1,
+              sizeof *runner->queued))
+        return MPI_ERR_NO_MEM;
+    runner->queued[runner->queued_count++] = (struct sg_queued){*sub, copy, runner->fenced};
+    runner->fenced = 0;
+    return MPI_SUCCESS;
+}
+
+static int start(struct sg_runner *runner, struct sg_call *sub)
 {
     MPI_Request request = MPI_REQUEST_NULL;
     if (sg_is_nonblocking(sub->routine))
@@ -50,6 +99,39 @@ int sg_run(struct sg_runner *runner, struct sg_call *sub)
     if (err != MPI_SUCCESS || request == MPI_REQUEST_NULL)
         return err;
     return sg_runner_add(runner, request);
+}
+
+/* Start the next stage of queued sub-calls: everything before is done. */
+static int start_stage(struct sg_runner *runner)
+{
+    runner->count = 0; /* every request is done (MPI_REQUEST_NULL) */
+    int err = MPI_SUCCESS;
+    do {
+        struct sg_queued *q = &runner->queued[runner->started++];
+        struct sg_call sub = q->call;
+        sub.comm = *runner->copies[q->copy].handle;
+        err = start(runner, &sub);
+    } while (err == MPI_SUCCESS && runner->started < runner->queued_count &&
+             !runner->queued[runner->started].stage_start);
+    return err;
+}
+
+static int any_queued(const struct sg_runner *runner)
+{
+    return runner->started < runner->queued_count;
+}
+
+int sg_run(struct sg_runner *runner, struct sg_call *sub)
+{
+    if (runner->queued_count > 0 || runner->fenced)
+        return queue(runner, sub);
+    return start(runner, sub);
+}
+
+void sg_runner_fence(struct sg_runner *runner)
+{
+    if (runner->nonblocking)
+        runner->fenced = 1;
 }
 
 int sg_runner_add(struct sg_runner *runner, MPI_Request request)
@@ -67,7 +149,7 @@ int sg_runner_add(struct sg_runner *runner, MPI_Request request)
 
 int sg_keep(struct sg_runner *runner, void (*release)(void *), void *memory)
 {
-    if (!runner->nonblocking || runner->count == 0) {
+    if (!runner->nonblocking || (runner->count == 0 && runner->queued_count == 0)) {
         release(memory);
         return MPI_SUCCESS;
     }
@@ -84,6 +166,11 @@ int sg_keep(struct sg_runner *runner, void (*release)(void *), void *memory)
 int sg_runner_finish(struct sg_runner *runner)
 {
     int err = wait_all(runner);
+    while (err == MPI_SUCCESS && any_queued(runner)) {
+        err = start_stage(runner);
+        int waited = wait_all(runner);
+        err = err != MPI_SUCCESS ? err : waited;
+    }
     release_kept(runner);
     return err;
 }
@@ -91,12 +178,17 @@ int sg_runner_finish(struct sg_runner *runner)
 int sg_runner_test(struct sg_runner *runner, int *done)
 {
     int err = MPI_SUCCESS;
-    *done = 1;
-    for (int i = 0; i < runner->count && err == MPI_SUCCESS; i++) {
-        int flag = 1;
-        if (runner->requests[i] != MPI_REQUEST_NULL) /* a done one is set to null */
-            err = PMPI_Test(&runner->requests[i], &flag, MPI_STATUS_IGNORE);
-        *done &= flag;
+    for (;;) {
+        *done = 1;
+        for (int i = 0; i < runner->count && err == MPI_SUCCESS; i++) {
+            int flag = 1;
+            if (runner->requests[i] != MPI_REQUEST_NULL) /* a done one is set to null */
+                err = PMPI_Test(&runner->requests[i], &flag, MPI_STATUS_IGNORE);
+            *done &= flag;
+        }
+        if (err != MPI_SUCCESS || !*done || !any_queued(runner))
+            break;
+        err = start_stage(runner);
     }
     if (err != MPI_SUCCESS) /* an error ends the operation: wait for the rest */
         wait_all(runner);

@@ -4,7 +4,21 @@
  * non-blocking call (MPI_Igatherv, ...) starts them, in order, and keeps
  * their requests and whatever their arguments point to (counts arrays,
  * packed buffers): the layer hands the caller one request that completes
- * when all of them have, and releases the kept memory then (protect/). */
+ * when all of them have, and releases the kept memory then (protect/).
+ *
+ * Where a sub-call takes another's result (W1-A's steps over a grid), the
+ * workaround sets a fence between them (sg_runner_fence). A non-blocking
+ * runner then queues every later sub-call, and the caller's request starts
+ * them stage by stage, each once everything before its fence is done,
+ * from the layer's MPI_Test / MPI_Wait: the I-call returns at once. A
+ * queued sub-call runs on this call's own copy of its communicator
+ * (MPI_Comm_idup, started in the call, so in the order of every other
+ * collective on it), as it starts at a moment that differs between ranks
+ * and other calls' sub-calls may use that communicator meanwhile. Every
+ * member of a communicator must therefore queue its sub-calls there alike:
+ * the fences of a workaround stand where every rank has them. Queued
+ * sub-calls run on the layer's own communicators only, whose copies carry
+ * no attribute of the application's. */
 #ifndef SCALEGUARD_RUNNER_H
 #define SCALEGUARD_RUNNER_H
 
@@ -13,6 +27,17 @@
 struct sg_kept {
     void (*release)(void *);
     void *memory;
+};
+
+struct sg_queued {
+    struct sg_call call;
+    int copy;        /* its communicator's copy: an index into `copies` */
+    int stage_start; /* a fence stands before it */
+};
+
+struct sg_copy {
+    MPI_Comm parent;
+    MPI_Comm *handle; /* where MPI_Comm_idup puts the copy (not moved: MPI may write it late) */
 };
 
 /* Whether routine `r` may take a call of `n` elements of `s` bytes over
@@ -34,6 +59,13 @@ struct sg_runner {
     int count, capacity;
     struct sg_kept *kept;  /* nonblocking: released when every request is done */
     int kept_count, kept_capacity;
+    /* nonblocking, after a fence: the sub-calls not yet started, the
+     * number started, and the communicators' copies they run on */
+    int fenced;
+    struct sg_queued *queued;
+    int queued_count, queued_capacity, started;
+    struct sg_copy *copies;
+    int copy_count, copy_capacity;
 };
 
 /* A blocking runner over `mpi`; a non-blocking one with `nonblocking` set.
@@ -43,8 +75,13 @@ struct sg_runner {
 
 /* Run one sub-call: blocking, to completion (an I-form is started and
  * waited for); non-blocking, started in its I-form (sub->routine must be
- * one) with the request kept. Returns an MPI error code. */
+ * one) with the request kept, or queued after a fence. Returns an MPI
+ * error code. */
 int sg_run(struct sg_runner *runner, struct sg_call *sub);
+
+/* The sub-calls after this point take the results of those before it. A
+ * blocking runner has finished those already: nothing to do. */
+void sg_runner_fence(struct sg_runner *runner);
 
 /* A started sub-call's request: waited for at once by a blocking runner,
  * kept by a non-blocking one (what sg_run does after starting a call). */
@@ -56,12 +93,14 @@ int sg_runner_add(struct sg_runner *runner, MPI_Request request);
  * at once. */
 int sg_keep(struct sg_runner *runner, void (*release)(void *), void *memory);
 
-/* Wait for every started sub-call and release everything kept (the error
- * path, and the runner's end when the caller asked for no request). */
+/* Wait for every started sub-call, start and wait for the queued ones,
+ * and release everything kept (the error path, and the runner's end when
+ * the caller asked for no request or waits for it). */
 int sg_runner_finish(struct sg_runner *runner);
 
-/* Whether every started sub-call is done (releasing what was kept when
- * so): MPI_Testall over the requests. `*done` is set. */
+/* Whether every sub-call is done (releasing what was kept when so):
+ * MPI_Testall over the requests, and where all are done and some are
+ * queued, the next stage started. `*done` is set. */
 int sg_runner_test(struct sg_runner *runner, int *done);
 
 #endif

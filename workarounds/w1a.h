@@ -79,14 +79,13 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * (the layer must then pass the windows of sg_windows_plan, within which
  * every group fits). Routines without a root ignore `w`.
  *
- * With a non-blocking runner every sub-call is started and kept, except
- * that the root of Reduce runs all groups but the last to completion, the
- * reductions to all run their first step to completion (by pieces, every
- * round but the last one's row step), and by parts the first two steps
- * (the second not off the root's row of Reduce): each one's partial
- * result is the next one's input. Such a step, which every member of its
- * sub-communicator completes, runs in the blocking routine where the
- * configuration lets that take it. Allgather(v)'s copies out run when its
+ * With a non-blocking runner every sub-call is started and kept, or queued
+ * behind a fence where it takes an earlier one's partial result (runner.h):
+ * the groups after the first of a Reduce, the reductions to all's second
+ * step (by pieces, each step of each round), by parts the second and third.
+ * With a blocking runner such a step runs in the blocking routine where the
+ * configuration lets that take it (every member of its sub-communicator
+ * judges alike). Allgather(v)'s copies out run when its
  * sub-calls are done. A blocking runner with `together` set
  * starts Gather(v)'s and Scatter(v)'s groups at once in the I-form and
  * returns when all are done; so must every rank's runner be set. */

@@ -44,31 +44,32 @@ static int *row_parts(int n, int parts)
     return counts;
 }
 
-/* Run a step whose result is the next step's input to completion, also in
- * an I-form: there as the blocking routine where the configuration lets
- * that take the step (`n` elements over `procs`). The I-call waits for the
- * step either way, and the blocking routine is the faster one on some MPIs
- * (Open MPI 4.1.4, 64 MiB over 2 ranks: Reduce 87 ms, libnbc's Ireduce
- * 132 ms). Each member of the step's communicator judges alike (the same
- * routine, count and configuration), so all run the same form. */
-static int complete_step(const struct sg_runner *runner, struct sg_call *step, int64_t n,
-                         int procs)
+/* Run a step whose result a later step takes (the caller sets the fence
+ * after it). A blocking runner completes it, there as the blocking routine
+ * where the configuration lets that take the step (`n` elements over
+ * `procs`): the blocking routine is the faster one on some MPIs (Open MPI
+ * 4.1.4, 64 MiB over 2 ranks: Reduce 87 ms, libnbc's Ireduce 132 ms). Each
+ * member of the step's communicator judges alike (the same routine, count
+ * and configuration), so all run the same form. A non-blocking runner
+ * starts it (or queues it, after an earlier fence). */
+static int run_step(struct sg_runner *runner, struct sg_call *step, int64_t n, int procs)
 {
-    struct sg_runner now = SG_RUNNER(runner->mpi, 0);
+    if (runner->nonblocking)
+        return sg_run(runner, step);
     enum sg_routine blocking = sg_blocking_form(step->routine);
     if (step->routine != blocking &&
         w1a_may_run(runner, blocking, blocking, step->sendtype, n, procs))
         step->routine = blocking;
-    return sg_run(&now, step);
+    return sg_run(runner, step);
 }
 
 /* One Reduce per part of a vector over `comm` (tuning.h: reduce_by_reduces):
  * part k, the counts[k] elements after the parts before it in `input`, to member
  * k / per_member, which receives its parts one after the other in `mine`
- * (in place where that is the part's place in the input). With `complete`
- * each Reduce completes before the call returns (complete_step); else it
- * runs by `runner`. */
-static int reduce_each_part(struct sg_runner *runner, int complete, const struct sg_call *c,
+ * (in place where that is the part's place in the input). With `step` each
+ * Reduce is a step whose result a later one takes (run_step); else it runs
+ * by `runner`. */
+static int reduce_each_part(struct sg_runner *runner, int step, const struct sg_call *c,
                             MPI_Comm comm, const char *input, const int *counts, int parts,
                             int per_member, int index, char *mine)
 {
@@ -89,8 +90,8 @@ static int reduce_each_part(struct sg_runner *runner, int complete, const struct
         if (each.sendbuf == each.recvbuf)
             each.sendbuf = MPI_IN_PLACE;
         at += counts[k];
-        err = complete ? complete_step(runner, &each, counts[k], parts / per_member)
-                       : sg_run(runner, &each);
+        err = step ? run_step(runner, &each, counts[k], parts / per_member)
+                   : sg_run(runner, &each);
     }
     return err;
 }
@@ -119,9 +120,8 @@ int w1a_by_parts(const struct sg_runner *runner, const struct sg_call *c, int co
  * gathered (Allgatherv; Gatherv in the root's row to the root). Each step
  * moves and combines each element once, as the MPI's own algorithm for a
  * large vector does; a grid of two Allreduce steps combines the whole
- * vector twice. A part's input is the step before's result, so the first
- * two steps complete before the next starts, also in an I-form (the second
- * not where nothing follows it: a Reduce outside the root's row). */
+ * vector twice. A part's input is the step before's result: a fence
+ * follows each of the first two steps. */
 int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
                            const struct sg_described *d, int columns, int per_part, int me)
 {
@@ -162,7 +162,6 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
     if (dest == NULL)
         dest = part;
 
-    struct sg_runner now = SG_RUNNER(runner->mpi, 0);
     if (per_part && err == MPI_SUCCESS)
         err = reduce_each_part(runner, 1, c, subs[columns + row], input, counts, columns, 1,
                                column, part);
@@ -174,8 +173,9 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
             scatter.sendbuf = c->recvbuf;
         scatter.recvbuf = part;
         scatter.recvcounts = counts;
-        err = complete_step(runner, &scatter, c->sendcount, columns);
+        err = run_step(runner, &scatter, c->sendcount, columns);
     }
+    sg_runner_fence(runner);
     if (err == MPI_SUCCESS) {
         struct sg_call down = *c;
         down.comm = subs[column];
@@ -184,10 +184,9 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
         down.sendcount = down.recvcount = counts[column];
         down.sendbuf = in_root_row && part == dest ? MPI_IN_PLACE : part;
         down.recvbuf = in_root_row ? dest : NULL; /* Reduce off the root's row: unused */
-        /* Reduce: the column's members off the root's row need not wait */
-        err = reduce ? sg_run(in_root_row ? &now : runner, &down)
-                     : complete_step(runner, &down, counts[column], d->procs / columns);
+        err = run_step(runner, &down, counts[column], d->procs / columns);
     }
+    sg_runner_fence(runner);
     if (err == MPI_SUCCESS && in_root_row) {
         struct sg_call gather = *c;
         gather.routine =
@@ -233,10 +232,9 @@ static int64_t piece_of(MPI_Datatype type)
  * starts at the sum of the counts before it; a rank's result goes to its
  * receive buffer, at the piece's place: where that is the input (in place),
  * it was read in this round or an earlier one. Each step takes the step
- * before's result, so in an I-form every round completes inside the call
- * but the last one's row step, which a non-blocking runner keeps: the
- * I-call returns after nearly all of the work (the two-step path after its
- * first step, about two thirds of it, and 1.7 times as long). */
+ * before's result: a blocking runner starts a step's calls at once and
+ * waits for them together; a non-blocking one sets a fence after each
+ * step, so the I-call returns at once and its request runs the steps. */
 static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, MPI_Comm *subs,
                             int columns, int row, int column, const int *block_counts,
                             int largest, int procs, const char *input)
@@ -244,9 +242,14 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
     int rows = procs / columns;
     MPI_Aint extent = sg_extent_of(c->sendtype);
     int64_t piece = piece_of(c->sendtype);
-    /* the row's partial result of one piece, and per call of a step its counts */
+    /* the row's partial result of one piece, and per call of a step its
+     * counts: for one step (blocking) or every step at once (non-blocking:
+     * all are queued in the call) */
+    int deferred = runner->nonblocking;
+    size_t slot = (size_t)procs * (size_t)(rows > columns ? rows : columns);
+    size_t steps = deferred ? 2 * (size_t)((largest + piece - 1) / piece) : 1;
     char *part = malloc((size_t)(columns * piece) * (size_t)extent + 1);
-    int *counts = calloc((size_t)procs * (size_t)(rows > columns ? rows : columns), sizeof *counts);
+    int *counts = calloc(slot * steps, sizeof *counts), *step_counts = counts;
     int64_t *displs = malloc((size_t)procs * sizeof *displs);
     int err = part != NULL && counts != NULL && displs != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     int64_t start = 0; /* the vector may be longer than INT_MAX */
@@ -254,9 +257,8 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
         displs[k] = start;
     for (int64_t at = 0; err == MPI_SUCCESS && at < largest; at += piece) {
         for (int step = 0; err == MPI_SUCCESS && step < 2; step++) {
-            struct sg_runner together = SG_RUNNER(runner->mpi, 1), *use = &together;
-            if (step == 1 && at + piece >= largest && runner->nonblocking)
-                use = runner;
+            struct sg_runner together = SG_RUNNER(runner->mpi, 1);
+            struct sg_runner *use = deferred ? runner : &together;
             int calls = step == 0 ? procs : columns, members = step == 0 ? rows : columns;
             for (int i = 0; err == MPI_SUCCESS && i < calls; i++) {
                 int k = step == 0 ? i : row * columns + i; /* the block */
@@ -264,7 +266,7 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
                 if (left <= 0)
                     continue; /* the same on every rank */
                 int to = step == 0 ? k / columns : i, mine = to == (step == 0 ? row : column);
-                int *these = counts + (size_t)i * (size_t)members;
+                int *these = step_counts + (size_t)i * (size_t)members;
                 memset(these, 0, (size_t)members * sizeof *these);
                 these[to] = (int)(left < piece ? left : piece);
                 struct sg_call sub = *c;
@@ -280,8 +282,13 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
                 }
                 err = sg_run(use, &sub);
             }
-            int done = sg_runner_finish(&together);
-            err = err != MPI_SUCCESS ? err : done;
+            if (deferred) {
+                sg_runner_fence(runner); /* the next step takes this one's result */
+                step_counts += slot;
+            } else {
+                int done = sg_runner_finish(&together);
+                err = err != MPI_SUCCESS ? err : done;
+            }
         }
     }
     free(displs);
@@ -296,8 +303,8 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
  * result; Reduce_scatter gives the column's t-th member the column's partial
  * result for row t's blocks, which are consecutive in the input. Step 2
  * reduces along each row those partial results: the result over all
- * columns, each rank's own. Step 2 takes step 1's result as input, so step
- * 1 completes first, also in an I-form. */
+ * columns, each rank's own. Step 2 takes step 1's result as input: a
+ * fence between them. */
 int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
                          const struct sg_described *d, int columns, int me)
 {
@@ -392,18 +399,23 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
         if (per_block) {
             err = reduce_each_part(runner, 1, c, down.comm, down.sendbuf, block_counts, procs,
                                    columns, row, partial);
+            sg_runner_fence(runner);
             if (err == MPI_SUCCESS)
                 err = reduce_each_part(runner, 0, c, along.comm, partial,
                                        block_counts + row * columns, columns, 1, column,
                                        c->recvbuf);
         } else {
-            err = complete_step(runner, &down, vector, rows);
+            err = run_step(runner, &down, vector, rows);
+            sg_runner_fence(runner);
             if (err == MPI_SUCCESS)
                 err = sg_run(runner, &along);
         }
     }
     int kept = partial != NULL ? sg_keep(runner, free, partial) : MPI_SUCCESS;
-    free(row_counts); /* step 1's, done; a Reduce keeps no counts */
-    free(block_counts);
+    if (row_counts != NULL) { /* step 1's */
+        int also = sg_keep(runner, free, row_counts);
+        kept = kept != MPI_SUCCESS ? kept : also;
+    }
+    free(block_counts); /* a Reduce keeps no counts */
     return err != MPI_SUCCESS ? err : kept;
 }

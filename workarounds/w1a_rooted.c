@@ -167,13 +167,13 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
                 sub.rdispls = group_displs;
             }
         }
-        /* Reduce: the root's partial result is the next group's input, so it
-         * completes every group but the last before starting the next. */
-        struct sg_runner now = SG_RUNNER(runner->mpi, 0);
-        int carry = f == SG_MPI_Reduce && me == root && g < p.count - 1;
+        /* Reduce: the root's partial result is the next group's input, so a
+         * fence stands before each group after the first, on every member */
+        if (f == SG_MPI_Reduce && g > 0)
+            sg_runner_fence(runner);
         if (use == &together)
             sub.routine = (enum sg_routine)(sub.routine | 1);
-        err = sg_run(carry ? &now : use, &sub);
+        err = sg_run(use, &sub);
     }
 
     w1a_free_partition(&p);

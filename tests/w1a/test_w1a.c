@@ -17,9 +17,8 @@
  * and the reductions to all also run under a configuration that lets no
  * other routine take a sub-call (refuse), without together: then W1-A keeps
  * to the call's routine, group after group (Reduce_scatter otherwise runs
- * by one Reduce per part on Open MPI and by pieces on MPICH; an I-form
- * reduction's steps that complete inside the call otherwise run in the
- * blocking routine).
+ * by one Reduce per part on Open MPI and by pieces on MPICH; a blocking
+ * runner's I-form reduction steps otherwise run in the blocking routine).
  *
  * Also checked: a rank creates one sub-communicator per group it is in on
  * the first call of a partition (Bcast by a blocking runner: its tree's
