@@ -116,24 +116,18 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     return MPI_SUCCESS;
 }
 
-const int *sg_call_displs(const struct sg_call *c, const int **counts)
+const int *sg_call_recv_displs(const struct sg_call *c, const int **counts)
 {
-    switch (c->routine) {
-    case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
-        return sg_call_send_displs(c, counts);
-    case SG_MPI_Gatherv: case SG_MPI_Igatherv:
-    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv:
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
-        *counts = c->recvcounts;
-        return c->rdispls;
-    default:
-        *counts = NULL;
-        return NULL;
-    }
+    enum sg_displs sides = sg_routines[c->routine].displs;
+    int has = sides == SG_DISPLS_RECV || sides == SG_DISPLS_BOTH;
+    *counts = has ? c->recvcounts : NULL;
+    return has ? c->rdispls : NULL;
 }
 
 const int *sg_call_send_displs(const struct sg_call *c, const int **counts)
 {
-    *counts = c->sendcounts;
-    return c->sdispls;
+    enum sg_displs sides = sg_routines[c->routine].displs;
+    int has = sides == SG_DISPLS_SEND || sides == SG_DISPLS_BOTH;
+    *counts = has ? c->sendcounts : NULL;
+    return has ? c->sdispls : NULL;
 }

@@ -249,10 +249,11 @@ struct sg_shape {
 
 int sg_call_shape(const struct sg_call *c, struct sg_shape *shape);
 
-/* The displacement array this rank holds for a v-routine (and its counts),
- * or NULL. For Alltoallv the receive side; `sg_call_send_displs` gives the
- * send side. */
-const int *sg_call_displs(const struct sg_call *c, const int **counts);
+/* The receive or send side's displacements of a call (and its counts), or
+ * NULL where the routine has none there (the routine table's `displs`).
+ * Whether this rank's are significant is the caller's question (the root's
+ * alone for Gatherv/Scatterv; not a side given as MPI_IN_PLACE). */
+const int *sg_call_recv_displs(const struct sg_call *c, const int **counts);
 const int *sg_call_send_displs(const struct sg_call *c, const int **counts);
 
 #endif

@@ -132,8 +132,7 @@ static void *from_fortran_buffer(void *buffer, int may_be_in_place)
  * MPI_BOTTOM, ierror, and the request handle back to Fortran on success. */
 static void fortran_call(enum sg_routine routine, const struct fortran_args *f, MPI_Fint *ierr)
 {
-    int in_place_receives = routine == SG_MPI_Scatter || routine == SG_MPI_Iscatter ||
-                            routine == SG_MPI_Scatterv || routine == SG_MPI_Iscatterv;
+    int in_place_receives = sg_routines[routine].in_place_side == SG_IN_PLACE_RECV;
     struct sg_call c = {.routine = routine};
     c.sendbuf = from_fortran_buffer(f->sendbuf, !in_place_receives);
     c.recvbuf = from_fortran_buffer(f->recvbuf, in_place_receives);

@@ -68,14 +68,9 @@ static void held_displs(const struct sg_call *c, int is_root, struct displs_view
     *recv = *send = (struct displs_view){0};
     if (sg_routines[c->routine].knows == SG_KNOWS_ROOT && !is_root)
         return;
-    recv->displs = sg_call_displs(c, &recv->counts);
-    if (c->routine == SG_MPI_Alltoallv || c->routine == SG_MPI_Ialltoallv) {
-        if (c->sendbuf != MPI_IN_PLACE)
-            send->displs = sg_call_send_displs(c, &send->counts);
-    } else if (c->routine == SG_MPI_Scatterv || c->routine == SG_MPI_Iscatterv) {
-        *send = *recv; /* the root's send side */
-        *recv = (struct displs_view){0};
-    }
+    recv->displs = sg_call_recv_displs(c, &recv->counts);
+    if (c->sendbuf != MPI_IN_PLACE) /* else not significant (Alltoallv) */
+        send->displs = sg_call_send_displs(c, &send->counts);
 }
 
 static int suspicious(const struct displs_view *v, int procs)

@@ -197,27 +197,16 @@ static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape
 {
     const int *counts, *displs;
     size_t procs = (size_t)shape->procs;
-    switch (c->routine) {
-    case SG_MPI_Gatherv: case SG_MPI_Igatherv:
-    case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
-        if (!shape->is_root)
-            return -1;
-        displs = sg_call_displs(c, &counts);
-        return sg_displs_suspicious(counts, displs, procs);
-    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv:
-        displs = sg_call_displs(c, &counts);
-        return sg_displs_suspicious(counts, displs, procs);
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
-        displs = sg_call_displs(c, &counts);
-        if (sg_displs_suspicious(counts, displs, procs))
-            return 1;
-        if (c->sendbuf == MPI_IN_PLACE) /* the send side is not significant */
-            return 0;
-        displs = sg_call_send_displs(c, &counts);
-        return sg_displs_suspicious(counts, displs, procs);
-    default:
+    if (!sg_routines[c->routine].irregular ||
+        (sg_routines[c->routine].knows == SG_KNOWS_ROOT && !shape->is_root))
         return -1;
-    }
+    if ((displs = sg_call_recv_displs(c, &counts)) != NULL &&
+        sg_displs_suspicious(counts, displs, procs))
+        return 1;
+    if (c->sendbuf == MPI_IN_PLACE) /* the send side is not significant */
+        return 0;
+    displs = sg_call_send_displs(c, &counts);
+    return displs != NULL && sg_displs_suspicious(counts, displs, procs);
 }
 
 static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *shape, char *why,
