@@ -248,7 +248,7 @@ static void test_platform_files(void)
         CHECK_U64(w.count, 0);
         CHECK(strncmp(b.platform.mpi_library, "Open MPI v4.1.4", 15) == 0);
         CHECK_STR(b.platform.launcher, "local");
-        CHECK_U64(b.count, 2);
+        CHECK_U64(b.count, 17); /* the full probe: 10 routines */
         e = find_entry(&b, "MPI_Reduce_scatter", 1);
         CHECK(e != NULL);
         if (e) {
@@ -264,6 +264,14 @@ static void test_platform_files(void)
             CHECK(!sg_trigger_exceeds(e->trigger, 1, 2000000000, 2, e->bound));
             CHECK(sg_trigger_exceeds(e->trigger, 1, 2200000000u, 2, e->bound));
         }
+        /* in place, the same bound; Table IX's runs fitted there: class G */
+        e = find_entry(&b, "MPI_Reduce_scatter", 2);
+        CHECK(e != NULL && e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_N &&
+              e->inplace && e->bound == 2080374784u && e->failure == SG_FAILURE_MPI_ERROR);
+        /* an in-place Alltoall of 1 Gi elements per block crashes at P = 3 */
+        e = find_entry(&b, "MPI_Alltoall", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_X && e->trigger == SG_TRIGGER_N && e->inplace &&
+              e->procs == 3 && e->bound == 1040187392u && e->failure == SG_FAILURE_CRASH);
         e = find_entry(&b, "MPI_Gatherv", 1);
         CHECK(e != NULL && e->cls == SG_CLASS_D && e->procs == 4 &&
               e->failure == SG_FAILURE_CRASH);
