@@ -33,8 +33,10 @@ near 2^30 elements, and all smaller sizes pass) and refines on the grid
 
   --bin DIR       where scaleguard-probe is (default build/MPI/stage/bin, the
                   tree scripts/build.sh makes; an installed prefix's bin works)
-  --output FILE   the INI (default configs/<os><version>-MPI-<mpi version>.ini,
-                  e.g. configs/debian12-mpich-4.0.2.ini)
+  --output FILE   the INI (default with --full the shipped file,
+                  configs/<os><version>-MPI-<mpi version>.ini, e.g.
+                  configs/debian12-mpich-4.0.2.ini; without it
+                  build/MPI/known-<os><version>-MPI-<mpi version>.ini)
   --state DIR     the probe's journal of finished jobs (default
                   build/MPI/platform-state, with --full results/probe-MPI/state):
                   run again, no finished job is redone
@@ -107,12 +109,13 @@ bin=${bin:-$root/build/$mpi/stage/bin}
 # shellcheck disable=SC1091 # the OS's own description
 os=$(. /etc/os-release && echo "${ID:-linux}${VERSION_ID:-}")
 os_name=$(. /etc/os-release && echo "${PRETTY_NAME:-$os}")
-output=${output:-$root/configs/$os-$mpi-${version:-unknown}.ini}
 [[ -z $report || $full == 1 ]] || die_usage "--report goes with --full"
 report=${report:-$root/results/probe-$mpi}
 if ((full)); then
+  output=${output:-$root/configs/$os-$mpi-${version:-unknown}.ini}
   state=${state:-$report/state}
-else
+else # the known problems alone: never over the shipped file
+  output=${output:-$root/build/$mpi/known-$os-$mpi-${version:-unknown}.ini}
   state=${state:-$root/build/$mpi/platform-state}
 fi
 ((fresh == 0)) || rm -rf "$state"
