@@ -278,12 +278,23 @@ static int windows_computed_alike(enum sg_routine r)
 }
 
 
-static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d, int rank)
+/* A reduction's sub-calls reduce at most this many bytes: the MPI's own
+ * temporaries grow with a sub-call's vector, and the call's buffers already
+ * fill the node (MPICH 4.0.2's Reduce_scatter of 3 Gi chars at P = 3, cut
+ * into two halves, ran out of 24 GiB). Far above where a call's own cost
+ * stops mattering. */
+#define REDUCTION_PIECE_BYTES ((uint64_t)256 << 20)
+
+static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d,
+                              const struct sg_shape *sh, int reduction)
 {
     uint64_t chunk = v->max_count / (uint64_t)d->per_block_factor;
+    uint64_t piece = REDUCTION_PIECE_BYTES / (sh->s ? sh->s : 1) / (uint64_t)d->per_block_factor;
+    if (reduction && chunk > piece && piece > 0)
+        chunk = piece;
     struct w1b_fit f = {.chunk = chunk > INT_MAX ? INT_MAX : (int64_t)chunk};
     f.rounds = (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk);
-    int planned = sg_windows_plan(d, rank, &f.win);
+    int planned = sg_windows_plan(d, sh->rank, &f.win);
     f.cuts = f.chunk > 0 && planned == MPI_SUCCESS;
     return f;
 }
@@ -580,7 +591,7 @@ static int sg_protect(struct sg_call *c)
         sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
                     &d);
         if (decides || (talks && who == SG_KNOWS_OWN)) /* for choose, the Allreduce */
-            fit = fit_w1b(&v, &d, sh.rank);
+            fit = fit_w1b(&v, &d, &sh, info->reduction);
     }
     if (decides) {
         int agreed = talks || who == SG_KNOWS_ALL || windows_computed_alike(c->routine);
