@@ -127,6 +127,16 @@ oom_in_log() {
     END { exit !found }' "$log"
 }
 
+# Whether a rank aborted inside the MPI (MPICH's "Abort(N) on node", Open
+# MPI's "MPI_ABORT was invoked" or "returned a non-zero exit code"): then a
+# SIGKILL in the log is mpiexec's clean-up of the other ranks, not the
+# kernel's OOM killer.
+aborted_in_log() {
+  awk -v own="$launcher: " '
+    index($0, own) != 1 && /^Abort\([0-9-]+\) on node|MPI_ABORT was invoked|returned a non-zero exit code/ { found = 1; exit }
+    END { exit !found }' "$log"
+}
+
 # The one line on stdout.
 report() {
   note "status=$1 exit=$2 seconds=$3"

@@ -14,7 +14,8 @@
 #   KiB works with both MPIs here). Past the limit malloc fails instead of
 #   the kernel killing, so oom is told from the job's own out-of-memory
 #   message (a rank dying of SIGKILL that the launcher did not send counts
-#   as oom too: that is the kernel's OOM killer).
+#   as oom too: that is the kernel's OOM killer, unless a rank aborted
+#   inside the MPI first, after which mpiexec kills the others itself).
 # - --time-limit: the job runs in a session of its own (setsid). At the limit
 #   every process of that session gets SIGTERM and, 2 s later, SIGKILL; the
 #   same happens to whatever is left of the session when mpiexec exits, so no
@@ -137,8 +138,12 @@ if [[ -n $timed_out ]]; then
   report timeout 124 "$seconds"
 elif ((rc == 0)); then
   report completed 0 "$seconds"
-elif [[ $signal == 9 ]]; then
+elif [[ $signal == 9 ]] && ! aborted_in_log; then
   report oom 137 "$seconds"
+elif [[ $signal == 9 ]] && oom_in_log; then
+  report oom "$rc" "$seconds"
+elif [[ $signal == 9 ]]; then
+  report failed "$rc" "$seconds"
 elif [[ -n $signal ]]; then
   if oom_in_log; then
     report oom $((128 + signal)) "$seconds"

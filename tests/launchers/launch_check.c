@@ -86,6 +86,15 @@ int main(int argc, char **argv)
             raise(SIGSEGV);
         }
         MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "abort") == 0) {
+        /* as MPICH's internal assertion ends a rank, seen as SIGKILL in the
+         * log (mpiexec's clean-up reports a killed rank), not the OOM killer */
+        if (rank == size - 1) {
+            fprintf(stderr, "Abort(1) on node %d: Internal error\n", rank);
+            fflush(stderr);
+            raise(SIGKILL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
     } else if (strcmp(mode, "hang") == 0) {
         if (rank == 0) {
             signal(SIGTERM, SIG_IGN); /* only SIGKILL ends it */
