@@ -155,11 +155,14 @@ fi
 shown=$mpi merged=''
 ((full == 0)) || shown="--full $mpi"
 [[ -z $only ]] || shown="--routine $only $mpi" merged=' (merged: other sections are older)'
+# When: the newest job's end, as the probe wrote it (a resumed run, the same).
+measured=$("$bin/scaleguard-ini" dump "$work" | awk -F '\t' '$1 == "platform" {
+  for (i = 2; i <= NF; i++) if (sub(/^measured=/, "", $i)) print $i }')
 {
   echo "; ScaleGuard bounds for $name on $os_name."
   echo ";"
   echo "; Written by the tester: scripts/probe-platform.sh $shown"
-  echo "; on $(hostname -s), $(date -u +%Y-%m-%dT%H:%M:%SZ): scaleguard-probe --type-size 1"
+  echo "; on $(hostname -s), ${measured:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}: scaleguard-probe --type-size 1"
   joined=$(printf '%s, ' "${shapes[@]}")
   echo "; --start-count $start_count, ${joined%, }$merged."
   if [[ ${shapes[*]} == *MPI_Reduce_scatter* || $full == 1 ]]; then

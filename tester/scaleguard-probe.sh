@@ -206,6 +206,9 @@ declare -A outcome=() seconds_of=()
 # job's peak memory to its prediction from the buffers alone (predicted_bytes).
 declare -A memory_ratio=()
 jobs_run=0 jobs_reused=0 job_seconds=0 library=
+# When the newest job this run used (run or reused) ended: the INI's
+# `measured`, so a run resumed from a finished journal writes the same file.
+last_measured=0
 inplace=0 # the form of the search under way
 
 # The outcome of the first size a job has no result line for.
@@ -330,9 +333,13 @@ run_job() {
   read -ra parts <<<"$record"
   job_wall=${parts[2]#seconds=}
   # A retried job also spent its first limit.
-  local first=0 extra
+  local first=0 extra ended_at
   for extra in "${parts[@]:4}"; do
     [[ $extra != retried=* ]] || first=${extra#retried=}
+    if [[ $extra == started=* ]]; then
+      ended_at=$(awk -v a="${extra#started=}" -v b="$job_wall" -v c="$first" 'BEGIN { printf "%.0f", a + b + c }')
+      ((ended_at <= last_measured)) || last_measured=$ended_at
+    fi
   done
   job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" -v c="$first" 'BEGIN { print a + b + c }')
   local where=$inplace:$p:$s
@@ -801,7 +808,11 @@ for routine in "${routines[@]}"; do
 done
 inplace=0
 
-platform=(hostname="$(hostname -s)" measured="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+# Every job reused: the library as any job's log of this journal names it.
+[[ -n $library ]] || library=$(grep -rh -m 1 '^# scaleguard-bench: mpi_library=' "$state/logs" 2>/dev/null |
+  head -n 1 | sed 's/^# scaleguard-bench: mpi_library=//') || true
+((last_measured)) || last_measured=$EPOCHSECONDS
+platform=(hostname="$(hostname -s)" measured="$(date -u -d "@$last_measured" +%Y-%m-%dT%H:%M:%SZ)"
   launcher="$launcher")
 [[ -z $library ]] || platform=(mpi_library="${library:0:150}" "${platform[@]}")
 "$ini_tool" replace "$output" platform --entry "${platform[@]}"
