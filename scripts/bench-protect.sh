@@ -118,7 +118,11 @@ table() {
     [[ -f $ini ]] || ini=-
     local options=()
     [[ $kase != W3 ]] || options=(--wrap)
-    run "$mpi" "$bytes" "$seconds" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"
+    if ! run "$mpi" "$bytes" "$seconds" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"; then
+      echo "bench-protect: $mpi, case $kase, $bytes B at P = $procs failed (configuration" \
+        "${ini/#$work\//}; its output above); no report written" >&2
+      exit 1
+    fi
     # sg_overhead: name, bytes, bare us, protected us, ratio.
     awk -v OFS='\t' -v mpi="$mpi" -v procs="$procs" -v kase="$kase" \
       'NF == 5 && $1 ~ /^MPI_/ { print mpi, procs, $1, kase, $2, sprintf("%.8f", $3 / 1e6),

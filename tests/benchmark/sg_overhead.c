@@ -13,13 +13,15 @@
  * displacements i*B); reductions use MPI_BXOR. Rank 0 prints one line per
  * routine: name, bytes, bare us, protected us, ratio.
  *
- * --wrap (v-routines only): the protected call's blocks lie 2^31/(P-1)
- * elements apart, so the int displacements wrap (Class D, which the layer
+ * --wrap (v-routines only): the protected call's blocks lie B + (2^31-1)/(P-1)
+ * elements apart, so the last int displacement wraps while every gap stays
+ * at most 2^31-1, the largest a recoverable layout has (Class D, which the layer
  * recovers and routes to a workaround: W3 on MPICH); the bare call moves
  * the same blocks packed, displacements i*B. The far layout is reserved
  * address space: only the blocks are touched. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
         displs[i] = (int)(i * bytes);
     }
     /* --wrap: the protected call's far layout, its displacements summed in int */
-    int64_t apart = bytes + ((int64_t)1 << 31) / (procs > 1 ? procs - 1 : 1);
+    int64_t apart = bytes + (int64_t)INT32_MAX / (procs > 1 ? procs - 1 : 1);
     size_t span = (size_t)((procs - 1) * apart + bytes);
     char *far_send = wrap ? reserve(span) : NULL, *far_recv = wrap ? reserve(span) : NULL;
     int *far_displs = malloc((size_t)procs * sizeof *far_displs);
