@@ -78,22 +78,6 @@ static int suspicious(const struct displs_view *v, int procs)
     return v->displs != NULL && sg_displs_suspicious(v->counts, v->displs, (size_t)procs);
 }
 
-/* The hot path of a v-routine without a bound: only the cheap Class D scan
- * of the arrays this rank holds. 1 when the call needs the full look (the
- * arrays look wrapped; an intercommunicator or an MPI error, which the full
- * path handles as before). */
-static int needs_a_look(const struct sg_call *c)
-{
-    int inter = 0, procs, rank = -1;
-    if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS ||
-        (c->root >= 0 && PMPI_Comm_rank(c->comm, &rank) != MPI_SUCCESS))
-        return 1;
-    struct displs_view recv, send;
-    held_displs(c, c->root < 0 || c->root == rank, &recv, &send);
-    return suspicious(&recv, procs) || suspicious(&send, procs);
-}
-
 /* Check one displacement array this rank holds. Returns -1 when it is
  * corrupted beyond recovery (the call must then be left alone). */
 static int check_displs(struct displs_view *v, int procs, enum sg_routine routine)
@@ -456,31 +440,45 @@ int sg_protect_prepare_world(void)
     return MPI_SUCCESS;
 }
 
-/* The hot path of a routine with a bound: this rank's own facts (n, s, P)
- * meet no entry and the displacements it holds look intact, so it makes the
- * call as it is, as the full path would: with no trigger on this rank, a
- * rank talks only to follow a root's W1-A plan (excluded here), and the
- * private copy that blocks over the chunk travel on is made here too, on
- * every rank alike. Returns -1 when the call needs the full look (a
- * trigger, a wrapped array, an intercommunicator's v-routine, an MPI error
- * in the look), else MPI_SUCCESS or the error of making that copy. */
+/* The hot path: this rank's own facts say nothing can trigger, so it makes
+ * the call as it is, as the full path would. Without a bound only a
+ * v-routine looks, at the displacements it holds (Class D's cheap scan);
+ * with one, the call's n, s and P also meet no entry. With no trigger on
+ * this rank, a rank talks only to follow a root's W1-A plan (excluded
+ * here), and the private copy that blocks over the chunk travel on is made
+ * here too, on every rank alike. Returns FULL_LOOK when the call needs the
+ * full look (a trigger, a wrapped array, an intercommunicator's v-routine,
+ * an MPI error in the look), else MPI_SUCCESS or the error of making that
+ * copy. */
 #define FULL_LOOK (-1)
-static int within_bounds(const struct sg_call *c, const struct sg_rules *rules)
+static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *rules)
 {
-    if (sg_routines[c->routine].knows == SG_KNOWS_ROOT && names_w1a(rules))
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    if (!rules->bounded && !info->irregular)
+        return MPI_SUCCESS;
+    if (rules->bounded && info->knows == SG_KNOWS_ROOT && names_w1a(rules))
         return FULL_LOOK;
-    int irregular = sg_routines[c->routine].irregular, inter = 0;
+    int inter = 0;
     /* a v-routine's arrays have an entry per rank of the remote group */
-    if (irregular && (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
+    if (info->irregular && (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
         return FULL_LOOK;
-    struct sg_shape sh;
-    struct verdict v;
-    if (sg_call_shape(c, &sh) != MPI_SUCCESS)
-        return FULL_LOOK;
-    judge(rules, &sh, sg_routines[c->routine].name, &v);
-    if (v.cls >= 0)
-        return FULL_LOOK;
-    if (irregular) {
+    struct sg_shape sh = {.is_root = 1};
+    if (rules->bounded) {
+        struct verdict v;
+        if (sg_call_shape(c, &sh) != MPI_SUCCESS)
+            return FULL_LOOK;
+        judge(rules, &sh, info->name, &v);
+        if (v.cls >= 0)
+            return FULL_LOOK;
+    } else { /* only what the scan needs: no sum over the counts */
+        int procs, rank = -1;
+        if (PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS ||
+            (c->root >= 0 && PMPI_Comm_rank(c->comm, &rank) != MPI_SUCCESS))
+            return FULL_LOOK;
+        sh.procs = (uint64_t)procs;
+        sh.is_root = c->root < 0 || c->root == rank;
+    }
+    if (info->irregular) {
         struct displs_view recv, send;
         held_displs(c, sh.is_root, &recv, &send);
         if (suspicious(&recv, (int)sh.procs) || suspicious(&send, (int)sh.procs))
@@ -495,9 +493,7 @@ static int sg_protect(struct sg_call *c)
     const struct sg_layer *layer = sg_layer();
     const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
     const struct sg_routine_info *info = &sg_routines[c->routine];
-    int quick = rules->bounded                   ? within_bounds(c, rules)
-                : !info->irregular || !needs_a_look(c) ? MPI_SUCCESS
-                                                       : FULL_LOOK;
+    int quick = nothing_can_trigger(c, rules);
     if (quick != FULL_LOOK) {
         if (quick != MPI_SUCCESS)
             return quick; /* MPI's own failure, on a collective call: as MPI reports it */
