@@ -68,12 +68,23 @@ static void unlink_completed(struct pending *p)
     pthread_mutex_unlock(&lock);
 }
 
+static void progress_all(int block);
+
 /* Move on `p`, which this thread has claimed; wait for it if `block`. When
- * done it leaves the list and completes; else it is released. */
+ * done it leaves the list and completes; else it is released. Waiting moves
+ * every other outstanding one on too: a later stage of a workaround starts
+ * only from the layer (runner.h), and another rank may be waiting for a
+ * stage of one this rank is not waiting for (Open MPI does not poll
+ * generalized requests; MPICH does, through `poll`). */
 static void progress_claimed(struct pending *p, int block)
 {
     int done = 1;
-    int err = block ? sg_runner_finish(&p->runner) : sg_runner_test(&p->runner, &done);
+    int err = sg_runner_test(&p->runner, &done);
+    while (block && err == MPI_SUCCESS && !done) {
+        if (atomic_load(&outstanding_count) > 1)
+            progress_all(0); /* the others: `p` is claimed by this thread */
+        err = sg_runner_test(&p->runner, &done);
+    }
     if (err != MPI_SUCCESS && p->error == MPI_SUCCESS)
         p->error = err;
     if (!done) {

@@ -1,6 +1,8 @@
 /* The sub-call runner: see runner.h. */
 #include "runner.h"
 
+#include "tuning.h"
+
 #include <stdlib.h>
 
 static int grow(void **array, int *capacity, int needed, size_t size)
@@ -49,7 +51,7 @@ static void release_kept(struct sg_runner *runner)
     runner->copies = NULL;
     runner->kept_count = runner->kept_capacity = runner->count = runner->capacity = 0;
     runner->queued_count = runner->queued_capacity = runner->started = runner->fenced = 0;
-    runner->copy_count = runner->copy_capacity = 0;
+    runner->copy_count = runner->copy_capacity = runner->fence_error = 0;
 }
 
 /* The copy of `comm` the queued sub-calls run on, started now (an index
@@ -123,6 +125,8 @@ static int any_queued(const struct sg_runner *runner)
 
 int sg_run(struct sg_runner *runner, struct sg_call *sub)
 {
+    if (runner->fence_error != MPI_SUCCESS)
+        return runner->fence_error;
     if (runner->queued_count > 0 || runner->fenced)
         return queue(runner, sub);
     return start(runner, sub);
@@ -130,8 +134,12 @@ int sg_run(struct sg_runner *runner, struct sg_call *sub)
 
 void sg_runner_fence(struct sg_runner *runner)
 {
-    if (runner->nonblocking)
+    if (!runner->nonblocking)
+        return;
+    if (sg_tuning()->idup_beside_collectives)
         runner->fenced = 1;
+    else if (runner->fence_error == MPI_SUCCESS)
+        runner->fence_error = wait_all(runner); /* ends here, in the I-call */
 }
 
 int sg_runner_add(struct sg_runner *runner, MPI_Request request)

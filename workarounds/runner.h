@@ -18,7 +18,9 @@
  * member of a communicator must therefore queue its sub-calls there alike:
  * the fences of a workaround stand where every rank has them. Queued
  * sub-calls run on the layer's own communicators only, whose copies carry
- * no attribute of the application's. */
+ * no attribute of the application's. Where the MPI cannot run a collective
+ * beside an idup of its communicator (tuning.h), a fence instead waits for
+ * what was started before it, inside the I-call. */
 #ifndef SCALEGUARD_RUNNER_H
 #define SCALEGUARD_RUNNER_H
 
@@ -62,6 +64,7 @@ struct sg_runner {
     /* nonblocking, after a fence: the sub-calls not yet started, the
      * number started, and the communicators' copies they run on */
     int fenced;
+    int fence_error; /* a fence that waited (tuning.h) met this error */
     struct sg_queued *queued;
     int queued_count, queued_capacity, started;
     struct sg_copy *copies;
@@ -80,7 +83,8 @@ struct sg_runner {
 int sg_run(struct sg_runner *runner, struct sg_call *sub);
 
 /* The sub-calls after this point take the results of those before it. A
- * blocking runner has finished those already: nothing to do. */
+ * blocking runner has finished those already: nothing to do. An error of
+ * a fence that waits is what the next sg_run returns. */
 void sg_runner_fence(struct sg_runner *runner);
 
 /* A started sub-call's request: waited for at once by a blocking runner,

@@ -10,6 +10,11 @@ struct sg_tuning {
      * Reduce per part, each to the member that keeps it, rather than by one
      * Reduce_scatter: the same elements move and combine either way. */
     int reduce_by_reduces;
+    /* A collective may start on a communicator while an MPI_Comm_idup of
+     * it is in flight: a non-blocking workaround's later stages then run
+     * from its request, on such copies (runner.h); where not, the stages
+     * before a fence end inside the I-call. */
+    int idup_beside_collectives;
 };
 
 /* The row of the running MPI library (the same on every rank). */
