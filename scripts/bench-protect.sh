@@ -7,7 +7,9 @@
 # --benchmark plots it):
 #   no trigger (cases `none`, `cfg`): 8 B, 1 KiB, 64 KiB, 1 MiB per rank and
 #     peer, without a configuration (Class D checks only) and with a bound
-#     configured for every routine that the call stays under;
+#     configured for every routine that the call stays under; next to them
+#     their floor (case `floor`): a preload that only forwards each call to
+#     PMPI (tests/benchmark/forward.c), the cost of interposing at all;
 #   each workaround forced (cases W1-B, W2, W1-A): 1, 8 and 64 MiB, with a
 #     bound of a fraction of the call's trigger value (W1-B: a quarter, four
 #     rounds at every size; W1-A: half of n P, groups of 2).
@@ -25,7 +27,10 @@ bench_name=bench-protect
 source scripts/bench-common.sh
 bench_start protect-overhead "$@"
 
-tree_of() { bench_tree "$1" tests/benchmark/sg_overhead protect/libscaleguard.so; }
+tree_of() {
+  bench_tree "$1" tests/benchmark/sg_overhead protect/libscaleguard.so \
+    tests/benchmark/libsg_forward.so
+}
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
 routines=(Bcast Ibcast Scatter Iscatter Scatterv Iscatterv Gather Igather Gatherv Igatherv
@@ -88,13 +93,16 @@ fraction() {
   esac
 }
 
-# run MPI BYTES SECONDS CONFIG|- [SG_OVERHEAD_OPTION...]: prints "routine
-# bytes bare protected ratio" lines
+# run MPI BYTES SECONDS CONFIG|-|floor [SG_OVERHEAD_OPTION...]: prints
+# "routine bytes bare protected ratio" lines; `floor` preloads the
+# forwarding library instead of the layer.
 run() {
   local mpi=$1 bytes=$2 seconds=$3 ini=$4 tree
   shift 4
   tree=$(tree_of "$mpi")
-  local settings=("LD_PRELOAD=$tree/protect/libscaleguard.so" "SCALEGUARD_LOG=quiet")
+  local preload=$tree/protect/libscaleguard.so
+  [[ $ini != floor ]] || preload=$tree/tests/benchmark/libsg_forward.so ini=-
+  local settings=("LD_PRELOAD=$preload" "SCALEGUARD_LOG=quiet")
   [[ $ini == - ]] || settings+=("SCALEGUARD_CONFIG=$ini")
   [[ $mpi != mpich ]] || settings+=("${mpich_env[@]}")
   local launch
@@ -116,6 +124,7 @@ table() {
   for bytes in "${sizes[@]}"; do
     ini=$work/$kase-$bytes.ini
     [[ -f $ini ]] || ini=-
+    [[ $kase != floor ]] || ini=floor
     local options=()
     [[ $kase != W3 ]] || options=(--wrap)
     if ! run "$mpi" "$bytes" "$seconds" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"; then
@@ -173,6 +182,8 @@ done
   for mpi in "${mpis[@]}"; do
     echo
     echo "### $mpi"
+    table "floor: a preload that only forwards each call to PMPI (no layer)" "$mpi" floor 0.2 \
+      "${untriggered_sizes[@]}"
     table "no trigger, no configuration (Class D checks only)" "$mpi" none 0.2 \
       "${untriggered_sizes[@]}"
     table "no trigger, a bound configured for every routine" "$mpi" cfg 0.2 \
