@@ -472,6 +472,7 @@ case_title() {
   case $1 in
     none) echo "no trigger, no configuration (Class D checks only)" ;;
     cfg) echo "no trigger, a bound configured for every routine" ;;
+    floor) echo "floor: a preload that only forwards each call to PMPI (no layer)" ;;
     *) echo "$1 forced" ;;
   esac
 }
