@@ -74,8 +74,8 @@ static void progress_all(int block);
  * done it leaves the list and completes; else it is released. Waiting moves
  * every other outstanding one on too: a later stage of a workaround starts
  * only from the layer (runner.h), and another rank may be waiting for a
- * stage of one this rank is not waiting for (Open MPI does not poll
- * generalized requests; MPICH does, through `poll`). */
+ * stage of one this rank is not waiting for (without it both MPIs hung:
+ * tests/protect/crossed_waits.c). */
 static void progress_claimed(struct pending *p, int block)
 {
     int done = 1;
