@@ -39,7 +39,10 @@ static const char usage[] =
     "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
     "routines prints the 26 collectives a bounds file may name, one per line, each\n"
     "         followed by 'irregular' (a v-routine, Class D possible) or 'regular',\n"
-    "         and by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place'.\n"
+    "         by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place', and by the\n"
+    "         layouts of its sides, send=L recv=L, each none, single (one block),\n"
+    "         regular (P blocks), v (P blocks at displacements) or packed (P blocks\n"
+    "         of the whole vector that Reduce_scatter reduces).\n"
     "\n"
     "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
 
@@ -231,10 +234,16 @@ int main(int argc, char **argv)
         return classify(argv + 2);
     }
     if (strcmp(argv[1], "routines") == 0 && argc == 2) {
+        static const char *const layouts[] = {[SG_SIDE_NONE] = "none",
+                                              [SG_SIDE_SINGLE] = "single",
+                                              [SG_SIDE_REGULAR] = "regular",
+                                              [SG_SIDE_V] = "v",
+                                              [SG_SIDE_PACKED] = "packed"};
         for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-            printf("%s %s %s\n", sg_routines[r].name,
+            printf("%s %s %s send=%s recv=%s\n", sg_routines[r].name,
                    sg_routines[r].irregular ? "irregular" : "regular",
-                   sg_routines[r].in_place ? "in-place" : "no-in-place");
+                   sg_routines[r].in_place ? "in-place" : "no-in-place",
+                   layouts[sg_routines[r].send], layouts[sg_routines[r].recv]);
         return 0;
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);

@@ -2,19 +2,27 @@
 
 #include <string.h>
 
+#define SG_IS_V(side) (SG_SIDE_##side == SG_SIDE_V)
+#define SG_HAS_BLOCKS(side) (SG_SIDE_##side == SG_SIDE_REGULAR || SG_SIDE_##side == SG_SIDE_V)
+
 const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
-#define SG_ROUTINE_INFO(name, global_buffer, displs, in_place_side, rooted, reduction, knows, \
-                        v_form)                                                                \
-    {#name,                                                                                    \
-     global_buffer,                                                                            \
-     SG_DISPLS_##displs,                                                                       \
-     SG_IN_PLACE_##in_place_side,                                                              \
-     SG_DISPLS_##displs != SG_DISPLS_NONE,                                                     \
-     SG_IN_PLACE_##in_place_side != SG_IN_PLACE_NONE,                                          \
-     rooted,                                                                                   \
-     reduction,                                                                                \
-     knows,                                                                                    \
-     SG_##v_form},
+#define SG_ROUTINE_INFO(name_, send_, recv_, in_place_, rooted_, reduction_, v_form_)           \
+    {.name = #name_,                                                                            \
+     .send = SG_SIDE_##send_,                                                                   \
+     .recv = SG_SIDE_##recv_,                                                                   \
+     .in_place_side = SG_IN_PLACE_##in_place_,                                                  \
+     .rooted = rooted_,                                                                         \
+     .reduction = reduction_,                                                                   \
+     .v_form = SG_##v_form_,                                                                    \
+     .displs = (enum sg_displs)(SG_IS_V(send_) * SG_DISPLS_SEND | SG_IS_V(recv_) * SG_DISPLS_RECV), \
+     .irregular = SG_IS_V(send_) || SG_IS_V(recv_),                                             \
+     .in_place = SG_IN_PLACE_##in_place_ != SG_IN_PLACE_NONE,                                   \
+     .knows = !(SG_IS_V(send_) || SG_IS_V(recv_)) ? SG_KNOWS_ALL                                \
+              : rooted_                           ? SG_KNOWS_ROOT                               \
+                                                  : SG_KNOWS_OWN,                               \
+     .global_buffer =                                                                           \
+         SG_HAS_BLOCKS(send_) || SG_HAS_BLOCKS(recv_) ? SG_GLOBAL_SNP : SG_GLOBAL_SN,         \
+     .pairwise = SG_HAS_BLOCKS(send_) && SG_HAS_BLOCKS(recv_)},
     SG_ROUTINE_LIST(SG_ROUTINE_INFO)
 #undef SG_ROUTINE_INFO
 };

@@ -5,25 +5,39 @@
  * arguments (after X):
  *   blocking       the blocking routine without MPI_, e.g. Gatherv; then
  *   nonblocking    its I-form, e.g. Igatherv
- *   global_buffer  SG_GLOBAL_SNP when the global buffer is s*n*P bytes,
- *                  SG_GLOBAL_SN when it is s*n bytes (Table V)
- *   displs         which sides of the call have C-int displacement arrays,
- *                  which can wrap (Class D): SG_DISPLS_NONE, _SEND
- *                  (Scatterv), _RECV (Gatherv, Allgatherv), _BOTH
- *                  (Alltoallv); the v-routines are those with any
- *   in_place_side  the buffer argument that may be MPI_IN_PLACE:
- *                  SG_IN_PLACE_SEND, _RECV (Scatter, Scatterv) or _NONE
- *                  (Bcast)
- *   rooted         1 when the routine has a root (then only the root may
- *                  pass MPI_IN_PLACE; else every rank or none)
- *   reduction      1 when it combines with an MPI_Op
- *   knows          which ranks see the whole layout of a call: SG_KNOWS_ALL
- *                  (every rank), SG_KNOWS_ROOT (Gatherv/Scatterv: the
- *                  counts of all ranks only at the root), SG_KNOWS_OWN (each
- *                  rank its own row or displacements)
+ *   send, recv     the layout of the send and the receive side (enum
+ *                  sg_layout without SG_SIDE_): what each rank's buffer
+ *                  holds, read from the call's send fields (sendcount,
+ *                  sendcounts, sdispls, sendtype) and receive fields; a
+ *                  V side has C-int displacements, which can wrap (Class D)
+ *   in_place_side  the side whose buffer may be MPI_IN_PLACE: SEND, RECV
+ *                  (Scatter, Scatterv) or NONE (Bcast). Of a rooted routine
+ *                  the other side is the root's alone (Gather's receive
+ *                  side), and only the root may pass MPI_IN_PLACE
+ *   rooted         1 when the routine has a root
+ *   reduction      1 when it combines with an MPI_Op (an in-place side keeps
+ *                  its layout: its data are in the receive buffer)
  *   v_form, ...    the routine with counts and displacements per rank that
  *                  moves the same blocks (Scatter: Scatterv), in both forms,
  *                  or the family itself where there is none
+ *   (params)       the blocking routine's C parameters; the I-form's are the
+ *                  same and MPI_Request *request
+ *   (args)         the same arguments as the fields of a struct sg_call *c
+ *                  (protect/collective.h); the I-form's add c->request
+ *   LARGE_COUNT, (params_c), (args_c)
+ *                  the MPI-4 large-count function (PMPI_Gatherv_c) that W3
+ *                  calls, where a side has displacements: its parameter
+ *                  types and its arguments, from c and the MPI_Count and
+ *                  MPI_Aint arrays send_counts, send_displs, recv_counts,
+ *                  recv_displs (the I-form adds MPI_Request *request); else
+ *                  NO_LARGE_COUNT, (), ()
+ *   initialisers   how the parameters fill a struct sg_call
+ * The C wrappers, the replay through PMPI, the Fortran entry points (their
+ * names: protect/CMakeLists.txt reads the first three words of each row)
+ * and W3's calls are made from these; the signature columns need <mpi.h>
+ * only where they are expanded.
+ * The rest follows from these (struct sg_routine_info): which sides can
+ * wrap, who sees the whole layout, the global buffer of Table V.
  *
  * Each routine of the bounds INI is one form: each may have a bound of its
  * own. In enum sg_routine a family's blocking routine is even and its I-form
@@ -33,40 +47,151 @@
 
 #include <stddef.h>
 
-#define SG_FAMILY_LIST(F, X)                                                                      \
-    F(X, Bcast, Ibcast, SG_GLOBAL_SN, NONE, NONE, 1, 0, SG_KNOWS_ALL, Bcast, Ibcast)              \
-    F(X, Scatter, Iscatter, SG_GLOBAL_SNP, NONE, RECV, 1, 0, SG_KNOWS_ALL, Scatterv, Iscatterv)   \
-    F(X, Scatterv, Iscatterv, SG_GLOBAL_SNP, SEND, RECV, 1, 0, SG_KNOWS_ROOT, Scatterv,           \
-      Iscatterv)                                                                                  \
-    F(X, Gather, Igather, SG_GLOBAL_SNP, NONE, SEND, 1, 0, SG_KNOWS_ALL, Gatherv, Igatherv)       \
-    F(X, Gatherv, Igatherv, SG_GLOBAL_SNP, RECV, SEND, 1, 0, SG_KNOWS_ROOT, Gatherv, Igatherv)    \
-    F(X, Allgather, Iallgather, SG_GLOBAL_SNP, NONE, SEND, 0, 0, SG_KNOWS_ALL, Allgatherv,        \
-      Iallgatherv)                                                                                \
-    F(X, Allgatherv, Iallgatherv, SG_GLOBAL_SNP, RECV, SEND, 0, 0, SG_KNOWS_OWN, Allgatherv,      \
-      Iallgatherv)                                                                                \
-    F(X, Alltoall, Ialltoall, SG_GLOBAL_SNP, NONE, SEND, 0, 0, SG_KNOWS_ALL, Alltoallv,           \
-      Ialltoallv)                                                                                 \
-    F(X, Alltoallv, Ialltoallv, SG_GLOBAL_SNP, BOTH, SEND, 0, 0, SG_KNOWS_OWN, Alltoallv,         \
-      Ialltoallv)                                                                                 \
-    F(X, Reduce, Ireduce, SG_GLOBAL_SN, NONE, SEND, 1, 1, SG_KNOWS_ALL, Reduce, Ireduce)          \
-    F(X, Allreduce, Iallreduce, SG_GLOBAL_SN, NONE, SEND, 0, 1, SG_KNOWS_ALL, Allreduce,          \
-      Iallreduce)                                                                                 \
-    F(X, Reduce_scatter, Ireduce_scatter, SG_GLOBAL_SN, NONE, SEND, 0, 1, SG_KNOWS_ALL,           \
-      Reduce_scatter, Ireduce_scatter)                                                            \
-    F(X, Reduce_scatter_block, Ireduce_scatter_block, SG_GLOBAL_SN, NONE, SEND, 0, 1,             \
-      SG_KNOWS_ALL, Reduce_scatter, Ireduce_scatter)
+#define SG_FAMILY_LIST(F, X)                                                                    \
+    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, 0, Bcast, Ibcast,                                \
+      (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),                \
+      (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                                \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = buffer, .recvbuf = buffer, .sendcount = count, .recvcount = count,             \
+      .sendtype = datatype, .recvtype = datatype, .root = root, .comm = comm)                   \
+    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, 0, Scatterv, Iscatterv,                   \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
+       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                          \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,   \
+       c->comm),                                                                                \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
+      .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                 \
+    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, 0, Scatterv, Iscatterv,                       \
+      (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,  \
+       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),           \
+      (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcount,            \
+       c->recvtype, c->root, c->comm),                                                          \
+      LARGE_COUNT, (const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,    \
+       MPI_Count, MPI_Datatype, int, MPI_Comm),                                                 \
+      (c->sendbuf, send_counts, send_displs, c->sendtype, c->recvbuf, c->recvcount,             \
+       c->recvtype, c->root, c->comm),                                                          \
+      .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,    \
+      .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root,           \
+      .comm = comm)                                                                             \
+    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, 0, Gatherv, Igatherv,                       \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
+       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                          \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,   \
+       c->comm),                                                                                \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
+      .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                 \
+    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, 0, Gatherv, Igatherv,                           \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,             \
+       MPI_Comm comm),                                                                          \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,            \
+       c->recvtype, c->root, c->comm),                                                          \
+      LARGE_COUNT, (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],           \
+       const MPI_Aint[], MPI_Datatype, int, MPI_Comm),                                          \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, recv_counts, recv_displs,             \
+       c->recvtype, c->root, c->comm),                                                          \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
+      .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,          \
+      .comm = comm)                                                                             \
+    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, 0, Allgatherv, Iallgatherv,           \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                    \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm),  \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
+      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                   \
+    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, 0, Allgatherv, Iallgatherv,               \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),       \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,            \
+       c->recvtype, c->comm),                                                                   \
+      LARGE_COUNT, (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],           \
+       const MPI_Aint[], MPI_Datatype, MPI_Comm),                                               \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, recv_counts, recv_displs,             \
+       c->recvtype, c->comm),                                                                   \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
+      .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = -1,            \
+      .comm = comm)                                                                             \
+    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, 0, Alltoallv, Ialltoallv,              \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                    \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm),  \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
+      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                   \
+    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, 0, Alltoallv, Ialltoallv,                        \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                        \
+       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],       \
+       MPI_Datatype recvtype, MPI_Comm comm),                                                   \
+      (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts,           \
+       c->rdispls, c->recvtype, c->comm),                                                       \
+      LARGE_COUNT, (const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,    \
+       const MPI_Count[], const MPI_Aint[], MPI_Datatype, MPI_Comm),                            \
+      (c->sendbuf, send_counts, send_displs, c->sendtype, c->recvbuf, recv_counts,              \
+       recv_displs, c->recvtype, c->comm),                                                      \
+      .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,   \
+      .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,   \
+      .root = -1, .comm = comm)                                                                 \
+    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, 1, Reduce, Ireduce,                          \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
+       int root, MPI_Comm comm),                                                                \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),             \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = root, .comm = comm)         \
+    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, 1, Allreduce, Iallreduce,              \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
+       MPI_Comm comm),                                                                          \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
+    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, 1, Reduce_scatter,           \
+      Ireduce_scatter,                                                                          \
+      (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,       \
+       MPI_Op op, MPI_Comm comm),                                                               \
+      (c->sendbuf, c->recvbuf, c->recvcounts, c->sendtype, c->op, c->comm),                     \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .sendtype = datatype,   \
+      .recvtype = datatype, .op = op, .root = -1, .comm = comm)                                 \
+    F(X, Reduce_scatter_block, Ireduce_scatter_block, PACKED, SINGLE, SEND, 0, 1,               \
+      Reduce_scatter, Ireduce_scatter,                                                          \
+      (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,     \
+       MPI_Comm comm),                                                                          \
+      (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                      \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = recvcount, .recvcount = recvcount,   \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)
 
-/* SG_ROUTINE_LIST(X) expands X(name, global_buffer, displs, in_place_side,
- * rooted, reduction, knows, v_form) for each of the 26 routines, e.g.
- * X(MPI_Igatherv, ..., MPI_Igatherv), in enum order. */
+/* SG_ROUTINE_LIST(X) expands X(name, send, recv, in_place_side, rooted,
+ * reduction, v_form) for each of the 26 routines, e.g.
+ * X(MPI_Igatherv, SINGLE, V, ..., MPI_Igatherv), in enum order. */
 #define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
-#define SG_FAMILY_FORMS(X, b, i, gb, displs, ip, root, red, knows, vb, vi)                    \
-    X(MPI_##b, gb, displs, ip, root, red, knows, MPI_##vb)                                     \
-    X(MPI_##i, gb, displs, ip, root, red, knows, MPI_##vi)
+#define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, ...)                        \
+    X(MPI_##b, send, recv, ip, root, red, MPI_##vb)                                            \
+    X(MPI_##i, send, recv, ip, root, red, MPI_##vi)
 
+/* The layout of one side of a call. */
+enum sg_layout {
+    SG_SIDE_NONE,    /* no buffer (Bcast's send side), or not on this rank, or MPI_IN_PLACE */
+    SG_SIDE_SINGLE,  /* one block: count elements (or counts[rank], where the side has
+                      * counts: Reduce_scatter's result) */
+    SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count */
+    SG_SIDE_V,       /* P blocks: counts[i] elements at displs[i] */
+    SG_SIDE_PACKED,  /* P consecutive blocks, each the size of a rank's result (the
+                      * receive fields' counts[i], or count each): the
+                      * Reduce_scatter(_block) input */
+};
+
+/* Who sees the whole layout of a call: every rank, the root alone
+ * (Gatherv/Scatterv: the counts of all ranks), each rank its own row or
+ * displacements (Allgatherv, Alltoallv). */
 enum sg_knows { SG_KNOWS_ALL, SG_KNOWS_ROOT, SG_KNOWS_OWN };
 enum sg_displs { SG_DISPLS_NONE, SG_DISPLS_SEND, SG_DISPLS_RECV, SG_DISPLS_BOTH };
 enum sg_in_place_side { SG_IN_PLACE_NONE, SG_IN_PLACE_SEND, SG_IN_PLACE_RECV };
+/* Table V: s*n bytes, or s*n*P (a side of P blocks of n) */
 enum sg_global_buffer { SG_GLOBAL_SN, SG_GLOBAL_SNP };
 
 enum sg_routine {
@@ -78,13 +203,16 @@ enum sg_routine {
 
 struct sg_routine_info {
     const char *name;
-    enum sg_global_buffer global_buffer;
-    enum sg_displs displs;
+    enum sg_layout send, recv;
     enum sg_in_place_side in_place_side;
-    int irregular, in_place; /* displs and in_place_side other than NONE */
     int rooted, reduction;
-    enum sg_knows knows;
     enum sg_routine v_form;
+    /* derived from the above */
+    enum sg_displs displs; /* the V sides */
+    int irregular, in_place; /* displs and in_place_side other than NONE */
+    enum sg_knows knows;
+    enum sg_global_buffer global_buffer;
+    int pairwise; /* blocks on both sides: rank r's block for i meets i's for r (Alltoall(v)) */
 };
 
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];

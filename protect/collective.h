@@ -32,164 +32,28 @@ struct sg_call {
 };
 
 /* SG_COLLECTIVES(X) expands X(Name, (parameters), (arguments from a
- * struct sg_call *c), initialisers of struct sg_call) for every routine. */
-#define SG_BLOCKING_AND_NONBLOCKING(X, B, I, params, iparams, args, iargs, ...) \
-    X(B, params, args, __VA_ARGS__)                                             \
-    X(I, iparams, iargs, __VA_ARGS__, .request = request)
+ * struct sg_call *c), initialisers of struct sg_call) for every routine,
+ * from the rows of SG_FAMILY_LIST (routines.h). */
+#define SG_COLLECTIVES(X) SG_FAMILY_LIST(SG_COLLECTIVE_FORMS, X)
+#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, large,   \
+                            params_c, args_c, ...)                                             \
+    X(b, params, args, __VA_ARGS__)                                                            \
+    X(i, SG_WITH_REQUEST params, SG_WITH_CALL_REQUEST args, __VA_ARGS__, .request = request)
+#define SG_WITH_REQUEST(...) (__VA_ARGS__, MPI_Request *request)
+#define SG_WITH_CALL_REQUEST(...) (__VA_ARGS__, c->request)
 
-#define SG_COLLECTIVES(X)                                                                        \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Bcast, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm), \
-        (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,                \
-         MPI_Request *request),                                                                  \
-        (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                               \
-        (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm, c->request), .sendbuf = buffer, \
-        .recvbuf = buffer, .sendcount = count, .recvcount = count, .sendtype = datatype,          \
-        .recvtype = datatype, .root = root, .comm = comm)                                        \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Scatter, Iscatter,                                                                    \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, int root, MPI_Comm comm),                                        \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request),                  \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
-         c->comm),                                                                               \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
-         c->comm, c->request),                                                                   \
-        .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
-        .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Scatterv, Iscatterv,                                                                  \
-        (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
-         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),          \
-        (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
-         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,           \
-         MPI_Request *request),                                                                  \
-        (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcount,           \
-         c->recvtype, c->root, c->comm),                                                         \
-        (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcount,           \
-         c->recvtype, c->root, c->comm, c->request),                                             \
-        .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,   \
-        .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root,          \
-        .comm = comm)                                                                            \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Gather, Igather,                                                                      \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, int root, MPI_Comm comm),                                        \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request),                  \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
-         c->comm),                                                                               \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
-         c->comm, c->request),                                                                   \
-        .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
-        .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Gatherv, Igatherv,                                                                    \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
-         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,            \
-         MPI_Comm comm),                                                                         \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
-         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,            \
-         MPI_Comm comm, MPI_Request *request),                                                   \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,           \
-         c->recvtype, c->root, c->comm),                                                         \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,           \
-         c->recvtype, c->root, c->comm, c->request),                                             \
-        .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
-        .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,         \
-        .comm = comm)                                                                            \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Allgather, Iallgather,                                                                \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, MPI_Comm comm),                                                  \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),                            \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm,  \
-         c->request),                                                                            \
-        .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
-        .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Allgatherv, Iallgatherv,                                                              \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
-         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),      \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
-         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,       \
-         MPI_Request *request),                                                                  \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,           \
-         c->recvtype, c->comm),                                                                  \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,           \
-         c->recvtype, c->comm, c->request),                                                      \
-        .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
-        .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = -1,           \
-        .comm = comm)                                                                            \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Alltoall, Ialltoall,                                                                  \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, MPI_Comm comm),                                                  \
-        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
-         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),                            \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
-        (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm,  \
-         c->request),                                                                            \
-        .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
-        .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Alltoallv, Ialltoallv,                                                                \
-        (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
-         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,      \
-         MPI_Comm comm),                                                                         \
-        (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
-         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,      \
-         MPI_Comm comm, MPI_Request *request),                                                   \
-        (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts,          \
-         c->rdispls, c->recvtype, c->comm),                                                      \
-        (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts,          \
-         c->rdispls, c->recvtype, c->comm, c->request),                                          \
-        .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,  \
-        .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,  \
-        .root = -1, .comm = comm)                                                                \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Reduce, Ireduce,                                                                      \
-        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
-         int root, MPI_Comm comm),                                                               \
-        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
-         int root, MPI_Comm comm, MPI_Request *request),                                         \
-        (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),            \
-        (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm, c->request), \
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
-        .sendtype = datatype, .recvtype = datatype, .op = op, .root = root, .comm = comm)        \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Allreduce, Iallreduce,                                                                \
-        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
-         MPI_Comm comm),                                                                         \
-        (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
-         MPI_Comm comm, MPI_Request *request),                                                   \
-        (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
-        (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm, c->request),         \
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
-        .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Reduce_scatter, Ireduce_scatter,                                                      \
-        (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,      \
-         MPI_Op op, MPI_Comm comm),                                                              \
-        (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,      \
-         MPI_Op op, MPI_Comm comm, MPI_Request *request),                                        \
-        (c->sendbuf, c->recvbuf, c->recvcounts, c->sendtype, c->op, c->comm),                    \
-        (c->sendbuf, c->recvbuf, c->recvcounts, c->sendtype, c->op, c->comm, c->request),        \
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .sendtype = datatype,  \
-        .recvtype = datatype, .op = op, .root = -1, .comm = comm)                                \
-    SG_BLOCKING_AND_NONBLOCKING(                                                                 \
-        X, Reduce_scatter_block, Ireduce_scatter_block,                                          \
-        (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,    \
-         MPI_Comm comm),                                                                         \
-        (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,    \
-         MPI_Comm comm, MPI_Request *request),                                                   \
-        (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                     \
-        (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm, c->request),         \
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = recvcount, .recvcount = recvcount,  \
-        .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)
+/* SG_LARGE_COUNT_LIST(X) expands X(Name, (parameter types), (arguments))
+ * for each routine with a large-count function (routines.h: LARGE_COUNT). */
+#define SG_LARGE_COUNT_LIST(X) SG_FAMILY_LIST(SG_LARGE_COUNT_FORMS, X)
+#define SG_LARGE_COUNT_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, large,  \
+                             params_c, args_c, ...)                                            \
+    SG_LARGE_COUNT_##large(X, b, i, params_c, args_c)
+#define SG_LARGE_COUNT_NO_LARGE_COUNT(...)
+#define SG_LARGE_COUNT_LARGE_COUNT(X, b, i, params_c, args_c)                                   \
+    X(b, params_c, args_c)                                                                     \
+    X(i, SG_WITH_REQUEST_TYPE params_c, SG_WITH_REQUEST_ARGUMENT args_c)
+#define SG_WITH_REQUEST_TYPE(...) (__VA_ARGS__, MPI_Request *)
+#define SG_WITH_REQUEST_ARGUMENT(...) (__VA_ARGS__, request)
 
 /* A table of entry points with the collectives' own signatures. */
 struct sg_entry_points {
@@ -232,28 +96,66 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
 
 /* ---- What a call moves, as the detectors see it ------------------------- */
 
+/* One side of a call as this rank sees it, read from the call's fields by
+ * its routine's row (routines.h): NONE where the side is not this rank's
+ * (the root's side of a rooted routine) or is MPI_IN_PLACE, except that a
+ * reduction's in-place side keeps its layout (`in_place` says so). */
+struct sg_call_side {
+    enum sg_layout layout;
+    int in_place;
+    int count;         /* SINGLE, REGULAR, PACKED without counts */
+    const int *counts; /* V, PACKED (NULL: `count` each); SINGLE: NULL, or counts[rank]
+                        * is the count (Reduce_scatter's result) */
+    const int *displs; /* V */
+    MPI_Datatype type;
+};
+
+static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg_call_side *send,
+                                 struct sg_call_side *recv)
+{
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    enum sg_in_place_side in_place = info->in_place_side;
+    int in_place_here = !info->rooted || is_root;
+    *send = (struct sg_call_side){.layout = info->send, .count = c->sendcount,
+                                  .counts = c->sendcounts, .displs = c->sdispls,
+                                  .type = c->sendtype};
+    *recv = (struct sg_call_side){.layout = info->recv, .count = c->recvcount,
+                                  .counts = c->recvcounts, .displs = c->rdispls,
+                                  .type = c->recvtype};
+    if (send->layout == SG_SIDE_SINGLE)
+        send->counts = NULL;
+    if (send->layout == SG_SIDE_PACKED) { /* blocks the size of each rank's result */
+        send->count = c->recvcount;
+        send->counts = c->recvcounts;
+    } else if (recv->layout == SG_SIDE_SINGLE) {
+        recv->counts = NULL; /* a result's counts[rank]: only of a PACKED input */
+    }
+    if (info->rooted && !is_root && in_place != SG_IN_PLACE_NONE)
+        *(in_place == SG_IN_PLACE_SEND ? recv : send) = (struct sg_call_side){0}; /* the root's */
+    struct sg_call_side *may = in_place == SG_IN_PLACE_SEND   ? send
+                               : in_place == SG_IN_PLACE_RECV ? recv
+                                                              : NULL;
+    const void *buffer = in_place == SG_IN_PLACE_SEND ? c->sendbuf : c->recvbuf;
+    if (may != NULL && in_place_here && buffer == MPI_IN_PLACE) {
+        if (!info->reduction)
+            *may = (struct sg_call_side){0};
+        may->in_place = 1;
+    }
+}
+
 /* n, s and P of a call on this rank (DESIGN.md "Notation"): n is the count
  * of one message (for v-routines the largest per-rank count this rank can
- * see), s the size in bytes of its datatype, P the communicator's size.
- * `complete` is 0 on ranks that cannot see all counts (non-roots of
- * Gatherv/Scatterv and their I-forms, and Alltoallv, where each rank sees
- * only its own row). Returns an MPI error code. */
+ * see; for Reduce_scatter(_block) the whole vector reduced), s the size in
+ * bytes of its datatype, P the communicator's size. Returns an MPI error
+ * code. */
 struct sg_shape {
     uint64_t n;
     uint64_t s;
     uint64_t procs;
     int rank;
     int is_root; /* rank == root, or 1 for routines without a root */
-    int complete;
 };
 
 int sg_call_shape(const struct sg_call *c, struct sg_shape *shape);
-
-/* The receive or send side's displacements of a call (and its counts), or
- * NULL where the routine has none there (the routine table's `displs`).
- * Whether this rank's are significant is the caller's question (the root's
- * alone for Gatherv/Scatterv; not a side given as MPI_IN_PLACE). */
-const int *sg_call_recv_displs(const struct sg_call *c, const int **counts);
-const int *sg_call_send_displs(const struct sg_call *c, const int **counts);
 
 #endif

@@ -61,16 +61,19 @@ struct displs_view {
 };
 
 /* The displacement arrays this rank holds: none off the root of Gatherv and
- * Scatterv, where they are insignificant (and may be junk). */
+ * Scatterv, where they are insignificant (and may be junk), nor on a side
+ * given as MPI_IN_PLACE. */
 static void held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
                         struct displs_view *send)
 {
-    *recv = *send = (struct displs_view){0};
-    if (sg_routines[c->routine].knows == SG_KNOWS_ROOT && !is_root)
-        return;
-    recv->displs = sg_call_recv_displs(c, &recv->counts);
-    if (c->sendbuf != MPI_IN_PLACE) /* else not significant (Alltoallv) */
-        send->displs = sg_call_send_displs(c, &send->counts);
+    struct sg_call_side s, r;
+    sg_call_sides(c, is_root, &s, &r);
+    *recv = (struct displs_view){0};
+    *send = (struct displs_view){0};
+    if (r.layout == SG_SIDE_V)
+        *recv = (struct displs_view){.counts = r.counts, .displs = r.displs};
+    if (s.layout == SG_SIDE_V)
+        *send = (struct displs_view){.counts = s.counts, .displs = s.displs};
 }
 
 static int suspicious(const struct displs_view *v, int procs)
@@ -258,7 +261,8 @@ static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
 /* Routines whose ranks compute the same windows alone: see above. */
 static int windows_computed_alike(enum sg_routine r)
 {
-    return r == SG_MPI_Allgatherv || r == SG_MPI_Iallgatherv;
+    const struct sg_routine_info *info = &sg_routines[r];
+    return info->knows == SG_KNOWS_OWN && !info->pairwise; /* Allgatherv */
 }
 
 
@@ -288,7 +292,7 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
  * the sub-call is in place is not asked (the conservative reading). */
 static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
-    struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1, .complete = 1};
+    struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1};
     struct verdict v;
     judge(&sg_layer()->rules.all[r], &sh, sg_routines[r].name, &v);
     return v.cls < 0;
@@ -421,8 +425,8 @@ static int moves_blocks_p2p(enum sg_routine r, const struct sg_rules *rules)
 {
     if (!rules->bounded)
         return 0;
-    return sg_routines[r].knows == SG_KNOWS_ROOT ? !names_w1a(rules)
-                                         : sg_blocking_form(r) == SG_MPI_Alltoallv;
+    const struct sg_routine_info *info = &sg_routines[r];
+    return info->knows == SG_KNOWS_ROOT ? !names_w1a(rules) : info->irregular && info->pairwise;
 }
 
 /* The private copy of MPI_COMM_WORLD, made at MPI_Init where a routine's

@@ -29,14 +29,19 @@ bench_start protect-overhead "$@"
 
 tree_of() {
   bench_tree "$1" tests/benchmark/sg_overhead protect/libscaleguard.so \
-    tests/benchmark/libsg_forward.so
+    tests/benchmark/libsg_forward.so stage/bin/scaleguard-ini
 }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
-routines=(Bcast Ibcast Scatter Iscatter Scatterv Iscatterv Gather Igather Gatherv Igatherv
-  Allgather Iallgather Allgatherv Iallgatherv Alltoall Ialltoall Alltoallv Ialltoallv
-  Reduce Ireduce Allreduce Iallreduce Reduce_scatter Ireduce_scatter
-  Reduce_scatter_block Ireduce_scatter_block)
+# The 26, from the tree's own table: NAME, and whether it is a v-routine and
+# reduces a packed vector of P blocks (scaleguard-ini routines).
+declare -A irregular=() packed=()
+routines=()
+while read -r name regularity _ send _; do
+  routines+=("${name#MPI_}")
+  [[ $regularity != irregular ]] || irregular[${name#MPI_}]=1
+  [[ $send != send=packed ]] || packed[${name#MPI_}]=1
+done < <("$(tree_of "${mpis[0]}")/stage/bin/scaleguard-ini" routines)
 
 # The no-trigger sizes, and the sizes each forced workaround runs at.
 untriggered_sizes=(8 1024 65536 1048576)
@@ -69,9 +74,9 @@ config() {
   local file=$work/$1.ini routine bound
   for routine in "${routines[@]}"; do
     bound=$3
-    [[ $routine != *educe_scatter* || $3 == - ]] || bound=$((bound * procs))
+    [[ -z ${packed[$routine]:-} || $3 == - ]] || bound=$((bound * procs))
     if [[ $2 == D ]]; then
-      [[ $routine != *v ]] || printf '[MPI_%s]\nclass = D\nworkaround = %s\n\n' "$routine" "$4"
+      [[ -z ${irregular[$routine]:-} ]] || printf '[MPI_%s]\nclass = D\nworkaround = %s\n\n' "$routine" "$4"
     else
       printf '[MPI_%s]\nclass = G\ntrigger = %s\nbound = %s\nworkaround = %s\n\n' \
         "$routine" "$2" "$bound" "$4"
@@ -145,7 +150,7 @@ table() {
   printf '\n'
   local routine
   for routine in "${routines[@]}"; do
-    [[ $kase != W3 || $routine == *v ]] || continue
+    [[ $kase != W3 || -n ${irregular[$routine]:-} ]] || continue
     printf '| MPI_%s |' "$routine"
     for bytes in "${sizes[@]}"; do
       awk -v r="MPI_$routine" '$1 == r { printf " %.1f | %.3f |", $3, $5 }' \

@@ -80,34 +80,11 @@ static const char *result_name(int result)
     }
 }
 
-/* The routines by the shape of their buffers; blocking and I-forms alike. */
-enum family {
-    FAMILY_BCAST,
-    FAMILY_SCATTER,   /* Scatter(v) */
-    FAMILY_GATHER,    /* Gather(v) */
-    FAMILY_ALLGATHER, /* Allgather(v) */
-    FAMILY_ALLTOALL,  /* Alltoall(v) */
-    FAMILY_REDUCE,
-    FAMILY_ALLREDUCE,
-    FAMILY_REDUCE_SCATTER, /* Reduce_scatter(_block) */
-};
-
-static enum family family_of(enum sg_routine routine)
+/* The routines by the shape of their buffers, blocking and I-forms alike:
+ * the blocking form of each one's v-form (Scatter and Scatterv: Scatterv). */
+static enum sg_routine family_of(enum sg_routine routine)
 {
-    switch (routine) {
-    case SG_MPI_Bcast: case SG_MPI_Ibcast: return FAMILY_BCAST;
-    case SG_MPI_Scatter: case SG_MPI_Iscatter:
-    case SG_MPI_Scatterv: case SG_MPI_Iscatterv: return FAMILY_SCATTER;
-    case SG_MPI_Gather: case SG_MPI_Igather:
-    case SG_MPI_Gatherv: case SG_MPI_Igatherv: return FAMILY_GATHER;
-    case SG_MPI_Allgather: case SG_MPI_Iallgather:
-    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv: return FAMILY_ALLGATHER;
-    case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv: return FAMILY_ALLTOALL;
-    case SG_MPI_Reduce: case SG_MPI_Ireduce: return FAMILY_REDUCE;
-    case SG_MPI_Allreduce: case SG_MPI_Iallreduce: return FAMILY_ALLREDUCE;
-    default: return FAMILY_REDUCE_SCATTER;
-    }
+    return sg_blocking_form(sg_routines[routine].v_form);
 }
 
 /* The bytes of the send and receive buffers one rank allocates (0: none,
@@ -119,44 +96,33 @@ struct buffer_bytes {
     uint64_t send, recv;
 };
 
+static uint64_t side_elements(enum sg_layout layout, uint64_t n, uint64_t all)
+{
+    return layout == SG_SIDE_NONE ? 0 : layout == SG_SIDE_SINGLE ? n : all;
+}
+
 static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, uint64_t procs,
                         int is_root, int inplace, struct buffer_bytes *bytes)
 {
-    uint64_t n = count, all, send = 0, recv = 0;
-    if (__builtin_mul_overflow(n, procs, &all))
+    const struct sg_routine_info *info = &sg_routines[routine];
+    uint64_t all;
+    if (__builtin_mul_overflow(count, procs, &all))
         return -1;
-    switch (family_of(routine)) {
-    case FAMILY_BCAST:
-        recv = n;
-        break;
-    case FAMILY_SCATTER: /* in place: the root's block stays in sendbuf */
-        send = is_root ? all : 0;
-        recv = is_root && inplace ? 0 : n;
-        break;
-    case FAMILY_GATHER: /* in place: the root's block is already in recvbuf */
-        send = is_root && inplace ? 0 : n;
-        recv = is_root ? all : 0;
-        break;
-    case FAMILY_ALLGATHER:
-        send = inplace ? 0 : n;
-        recv = all;
-        break;
-    case FAMILY_ALLTOALL:
-        send = inplace ? 0 : all;
-        recv = all;
-        break;
-    case FAMILY_REDUCE:
-        send = is_root && inplace ? 0 : n;
-        recv = is_root ? n : 0;
-        break;
-    case FAMILY_ALLREDUCE:
-        send = inplace ? 0 : n;
-        recv = n;
-        break;
-    case FAMILY_REDUCE_SCATTER: /* in place: the whole input is in recvbuf */
-        send = inplace ? 0 : all;
-        recv = inplace ? all : n;
-        break;
+    uint64_t send = side_elements(info->send, count, all);
+    uint64_t recv = side_elements(info->recv, count, all);
+    if (info->rooted && !is_root && info->in_place_side == SG_IN_PLACE_SEND)
+        recv = 0; /* the root's side */
+    if (info->rooted && !is_root && info->in_place_side == SG_IN_PLACE_RECV)
+        send = 0;
+    if (inplace && (is_root || !info->rooted)) {
+        if (info->in_place_side == SG_IN_PLACE_RECV) {
+            recv = 0; /* Scatter(v): the root's block stays in sendbuf */
+        } else if (info->reduction) {
+            recv = send > recv ? send : recv; /* the input is in recvbuf */
+            send = 0;
+        } else {
+            send = 0; /* this rank's block is already in recvbuf */
+        }
     }
     if (__builtin_mul_overflow(send, (uint64_t)type_size, &bytes->send) ||
         __builtin_mul_overflow(recv, (uint64_t)type_size, &bytes->recv))
@@ -166,7 +132,7 @@ static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, 
 
 struct bench {
     enum sg_routine routine;
-    enum family family;
+    enum sg_routine family; /* family_of(routine) */
     int nonblocking, use_pmpi, reversed, inplace, sparse;
     int rank, procs, root;
     double late;     /* --late: the last rank's delay before each call */
@@ -485,14 +451,14 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
     *elapsed = 0;
     reset(recv, b->bytes.recv);
     switch (b->family) {
-    case FAMILY_BCAST:
+    case SG_MPI_Bcast:
         if (is_root)
             fill(b, recv, 0, n, data(b, root, 0));
         TIMED(Bcast, Ibcast, recv, b->count, t, root, comm);
         k.buf = recv;
         check(&k, 0, 0, checked(err, n), data(b, root, 0));
         break;
-    case FAMILY_SCATTER: {
+    case SG_MPI_Scatterv: {
         int in_place = b->inplace && is_root; /* the root's block stays in sendbuf */
         void *rbuf = in_place ? MPI_IN_PLACE : recv;
         for (int r = 0; is_root && r < P; r++)
@@ -507,9 +473,9 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         check(&k, base, 0, checked(err, n), data(b, root, me));
         break;
     }
-    case FAMILY_GATHER:
-    case FAMILY_ALLGATHER: {
-        int rooted = b->family == FAMILY_GATHER;
+    case SG_MPI_Gatherv:
+    case SG_MPI_Allgatherv: {
+        int rooted = b->family == SG_MPI_Gatherv;
         int gets = !rooted || is_root;
         int in_place = b->inplace && gets; /* this rank's block is already in recvbuf */
         int dst = rooted ? root : 0;
@@ -533,7 +499,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
             check(&k, block(b, r), 0, checked(err, n), data(b, r, dst));
         break;
     }
-    case FAMILY_ALLTOALL: {
+    case SG_MPI_Alltoallv: {
         void *input = b->inplace ? recv : send;
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         for (int d = 0; d < P; d++)
@@ -548,9 +514,9 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
             check(&k, block(b, r), 0, checked(err, n), data(b, r, me));
         break;
     }
-    case FAMILY_REDUCE:
-    case FAMILY_ALLREDUCE: {
-        int rooted = b->family == FAMILY_REDUCE;
+    case SG_MPI_Reduce:
+    case SG_MPI_Allreduce: {
+        int rooted = b->family == SG_MPI_Reduce;
         int gets = !rooted || is_root;
         int in_place = b->inplace && gets; /* the input is in recvbuf */
         void *input = in_place ? recv : send;
@@ -565,7 +531,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
             check(&k, 0, 0, checked(err, n), reduced(b));
         break;
     }
-    case FAMILY_REDUCE_SCATTER: {
+    case SG_MPI_Reduce_scatter: {
         void *input = b->inplace ? recv : send; /* in place: the result lands in front */
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         fill(b, input, 0, all, contribution(b, me));
@@ -578,6 +544,8 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         check(&k, 0, (uint64_t)me * n, checked(err, n), reduced(b));
         break;
     }
+    default: /* not a family of family_of: err stays MPI_ERR_OTHER */
+        break;
     }
     *wrong = err == MPI_SUCCESS ? k.bad : 0;
     return err;
@@ -894,7 +862,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     if (o->ncounts == 0)
         return bad_usage("missing -n COUNT");
     const char *name = sg_routines[o->routine].name;
-    if (o->inplace && family_of((enum sg_routine)o->routine) == FAMILY_BCAST)
+    if (o->inplace && !sg_routines[o->routine].in_place)
         return bad_usage("--inplace: %s has no MPI_IN_PLACE", name);
     if (o->late > 0 && !sg_is_nonblocking((enum sg_routine)o->routine))
         return bad_usage("--late: %s is not an I-form", name);

@@ -163,10 +163,11 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=() has_in_place=()
-while read -r name kind form; do
+declare -A irregular=() has_in_place=() packed=()
+while read -r name kind form send _; do
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
   has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
+  packed[$name]=$([[ $send == send=packed ]] && echo 1 || echo 0)
 done < <("$ini_tool" routines)
 if [[ $collective == all ]]; then
   mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1)
@@ -452,14 +453,10 @@ predicted_bytes() {
 fits() { (($(predicted_bytes "$@") <= memory_limit)); }
 
 # The layer's n (protect/collective.c, sg_call_shape) is the bench's count
-# times this: for Reduce_scatter(_block) the layer's n is the whole vector,
-# the sum of the counts, P times the bench's -n (each rank's block).
+# times this: where the routine reduces a packed vector (Reduce_scatter(_block))
+# the layer's n is the whole vector, P times the bench's -n (each rank's block).
 layer_scale() {
-  case $routine in
-    MPI_Reduce_scatter | MPI_Ireduce_scatter | MPI_Reduce_scatter_block | \
-      MPI_Ireduce_scatter_block) echo "$1" ;;
-    *) echo 1 ;;
-  esac
+  if ((packed[$routine])); then echo "$1"; else echo 1; fi
 }
 
 # ---- performance cliffs ------------------------------------------------------

@@ -48,20 +48,6 @@ const char *sg_split_risk(const struct sg_call *c)
     return "a user-defined operation need not be exact in another grouping";
 }
 
-
-static struct sg_side single(int count, MPI_Datatype type, int in_place)
-{
-    return (struct sg_side){.layout = SG_SIDE_SINGLE, .count = count, .type = type,
-                            .in_place = in_place};
-}
-
-static struct sg_side blocks(enum sg_layout layout, int count, const int *counts,
-                             const int64_t *displs, MPI_Datatype type)
-{
-    return (struct sg_side){.layout = layout, .count = count, .counts = counts, .displs = displs,
-                            .type = type};
-}
-
 static MPI_Count type_size(MPI_Datatype type)
 {
     MPI_Count size = 0;
@@ -79,89 +65,28 @@ static const struct sg_side *block_side(const struct sg_described *d)
                                                : &d->send;
 }
 
-static const struct sg_side none = {.layout = SG_SIDE_NONE};
-static const struct sg_side in_place_side = {.layout = SG_SIDE_NONE, .in_place = 1};
+static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displs, int rank)
+{
+    int single = s->layout == SG_SIDE_SINGLE;
+    return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
+                            .count = single && s->counts ? s->counts[rank] : s->count,
+                            .counts = single ? NULL : s->counts,
+                            .displs = s->layout == SG_SIDE_V ? displs : NULL, .type = s->type};
+}
 
 void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
                  const int64_t *recv_displs, struct sg_described *d)
 {
-    int root = c->root < 0 || c->root == rank;
-    int send_in_place = c->sendbuf == MPI_IN_PLACE;
-    int recv_in_place = c->recvbuf == MPI_IN_PLACE;
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    struct sg_call_side send, recv;
+    sg_call_sides(c, c->root < 0 || c->root == rank, &send, &recv);
     d->procs = procs;
-    d->per_block_factor = 1;
-    d->pairwise = sg_blocking_form(sg_routines[c->routine].v_form) == SG_MPI_Alltoallv;
-    d->regular = sg_routines[c->routine].v_form != c->routine && !is_reduction(c->routine);
+    d->per_block_factor = send.layout == SG_SIDE_PACKED ? procs : 1;
+    d->pairwise = info->pairwise;
+    d->regular = info->v_form != c->routine && !is_reduction(c->routine);
     d->block_bytes = 0;
-    d->send = none;
-    d->recv = none;
-
-    switch (sg_blocking_form(c->routine)) {
-    case SG_MPI_Bcast:
-        d->recv = single(c->recvcount, c->recvtype, 0);
-        break;
-    case SG_MPI_Reduce:
-        d->send = single(c->sendcount, c->sendtype, send_in_place);
-        if (root)
-            d->recv = single(c->sendcount, c->sendtype, 0);
-        break;
-    case SG_MPI_Allreduce:
-        d->send = single(c->sendcount, c->sendtype, send_in_place);
-        d->recv = single(c->sendcount, c->sendtype, 0);
-        break;
-    case SG_MPI_Reduce_scatter:
-        d->send = blocks(SG_SIDE_PACKED, 0, c->recvcounts, NULL, c->sendtype);
-        d->send.in_place = send_in_place;
-        d->recv = single(c->recvcounts[rank], c->sendtype, 0);
-        d->per_block_factor = procs;
-        break;
-    case SG_MPI_Reduce_scatter_block:
-        d->send = blocks(SG_SIDE_PACKED, c->recvcount, NULL, NULL, c->sendtype);
-        d->send.in_place = send_in_place;
-        d->recv = single(c->recvcount, c->sendtype, 0);
-        d->per_block_factor = procs;
-        break;
-    case SG_MPI_Scatter:
-        if (root)
-            d->send = blocks(SG_SIDE_REGULAR, c->sendcount, NULL, NULL, c->sendtype);
-        d->recv = root && recv_in_place ? in_place_side : single(c->recvcount, c->recvtype, 0);
-        break;
-    case SG_MPI_Gather:
-        d->send = root && send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
-        if (root)
-            d->recv = blocks(SG_SIDE_REGULAR, c->recvcount, NULL, NULL, c->recvtype);
-        break;
-    case SG_MPI_Allgather:
-        d->send = send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
-        d->recv = blocks(SG_SIDE_REGULAR, c->recvcount, NULL, NULL, c->recvtype);
-        break;
-    case SG_MPI_Alltoall:
-        d->send = send_in_place ? in_place_side
-                                : blocks(SG_SIDE_REGULAR, c->sendcount, NULL, NULL, c->sendtype);
-        d->recv = blocks(SG_SIDE_REGULAR, c->recvcount, NULL, NULL, c->recvtype);
-        break;
-    case SG_MPI_Scatterv:
-        if (root)
-            d->send = blocks(SG_SIDE_V, 0, c->sendcounts, send_displs, c->sendtype);
-        d->recv = root && recv_in_place ? in_place_side : single(c->recvcount, c->recvtype, 0);
-        break;
-    case SG_MPI_Gatherv:
-        d->send = root && send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
-        if (root)
-            d->recv = blocks(SG_SIDE_V, 0, c->recvcounts, recv_displs, c->recvtype);
-        break;
-    case SG_MPI_Allgatherv:
-        d->send = send_in_place ? in_place_side : single(c->sendcount, c->sendtype, 0);
-        d->recv = blocks(SG_SIDE_V, 0, c->recvcounts, recv_displs, c->recvtype);
-        break;
-    case SG_MPI_Alltoallv:
-        d->send = send_in_place ? in_place_side
-                                : blocks(SG_SIDE_V, 0, c->sendcounts, send_displs, c->sendtype);
-        d->recv = blocks(SG_SIDE_V, 0, c->recvcounts, recv_displs, c->recvtype);
-        break;
-    default:
-        break;
-    }
+    d->send = side_of(&send, send_displs, rank);
+    d->recv = side_of(&recv, recv_displs, rank);
     if (d->regular) {
         const struct sg_side *side = block_side(d);
         if (side->layout != SG_SIDE_NONE)

@@ -35,28 +35,18 @@ int w1a_contiguous(MPI_Datatype type)
 int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int members,
                    const char **why)
 {
+    const struct sg_routine_info *info = &sg_routines[c->routine];
     const char *reason = NULL;
-    switch (sg_blocking_form(c->routine)) {
-    case SG_MPI_Bcast: case SG_MPI_Gather: case SG_MPI_Gatherv: case SG_MPI_Scatter:
-    case SG_MPI_Scatterv:
-        break;
-    case SG_MPI_Reduce:
-        reason = sg_split_risk(c);
-        break;
-    case SG_MPI_Allgather: case SG_MPI_Allgatherv:
-        if (!w1a_contiguous(c->recvtype))
-            reason = "Allgather(v)'s temporary needs a receive type without holes (lb 0, "
-                     "extent = size)";
-        break;
-    case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
-        reason = sg_split_risk(c);
-        if (reason == NULL && members >= 2 && w1a_grid_columns(d->procs, members) == 0)
-            reason = "P is no product of two factors each at most the group size";
-        break;
-    default:
+    if (info->pairwise)
         reason = "Alltoall(v) is excluded from W1-A (paper Table X)";
-        break;
-    }
+    else if (info->reduction)
+        reason = sg_split_risk(c);
+    else if (!info->rooted && !w1a_contiguous(c->recvtype))
+        reason = "Allgather(v)'s temporary needs a receive type without holes (lb 0, "
+                 "extent = size)";
+    if (reason == NULL && info->reduction && !info->rooted && members >= 2 &&
+        w1a_grid_columns(d->procs, members) == 0)
+        reason = "P is no product of two factors each at most the group size";
     if (reason == NULL && members < 2)
         reason = "a group needs at least two processes";
     if (reason != NULL && why != NULL)
@@ -75,21 +65,17 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     if (members > d->procs)
         members = d->procs;
     int per_part = sg_tuning()->reduce_by_reduces;
-    switch (sg_blocking_form(c->routine)) {
-    case SG_MPI_Allgather: case SG_MPI_Allgatherv:
-        return w1a_gather_to_all(runner, c, d, members, me);
-    case SG_MPI_Allreduce: case SG_MPI_Reduce_scatter: case SG_MPI_Reduce_scatter_block:
-        columns = w1a_grid_columns(d->procs, members);
-        if (sg_blocking_form(c->routine) == SG_MPI_Allreduce &&
-            w1a_by_parts(runner, c, columns, per_part))
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    if (!info->reduction)
+        return info->rooted ? w1a_rooted(runner, c, d, members, w, me)
+                            : w1a_gather_to_all(runner, c, d, members, me);
+    columns = w1a_grid_columns(d->procs, members);
+    if (!info->rooted) { /* by parts where each rank's result is the whole vector */
+        if (info->send == SG_SIDE_SINGLE && w1a_by_parts(runner, c, columns, per_part))
             return w1a_reduce_by_parts(runner, c, d, columns, per_part, me);
         return w1a_reduce_to_all(runner, c, d, columns, me);
-    case SG_MPI_Reduce:
-        columns = w1a_grid_columns(d->procs, members);
-        if (columns > 0 && w->of == NULL && w1a_by_parts(runner, c, columns, per_part))
-            return w1a_reduce_by_parts(runner, c, d, columns, per_part, me);
-        return w1a_rooted(runner, c, d, members, w, me);
-    default:
-        return w1a_rooted(runner, c, d, members, w, me);
     }
+    if (columns > 0 && w->of == NULL && w1a_by_parts(runner, c, columns, per_part))
+        return w1a_reduce_by_parts(runner, c, d, columns, per_part, me);
+    return w1a_rooted(runner, c, d, members, w, me);
 }

@@ -6,30 +6,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* The MPI-4.0 signatures (section 6.6-6.8), blocking and non-blocking. */
-typedef int gatherv_c(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],
-                      const MPI_Aint[], MPI_Datatype, int, MPI_Comm);
-typedef int igatherv_c(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],
-                       const MPI_Aint[], MPI_Datatype, int, MPI_Comm, MPI_Request *);
-typedef int scatterv_c(const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,
-                       MPI_Count, MPI_Datatype, int, MPI_Comm);
-typedef int iscatterv_c(const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,
-                        MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *);
-typedef int allgatherv_c(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],
-                         const MPI_Aint[], MPI_Datatype, MPI_Comm);
-typedef int iallgatherv_c(const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],
-                          const MPI_Aint[], MPI_Datatype, MPI_Comm, MPI_Request *);
-typedef int alltoallv_c(const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,
-                        const MPI_Count[], const MPI_Aint[], MPI_Datatype, MPI_Comm);
-typedef int ialltoallv_c(const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,
-                         const MPI_Count[], const MPI_Aint[], MPI_Datatype, MPI_Comm,
-                         MPI_Request *);
-
+/* The MPI-4.0 functions (sections 6.6-6.8), from the routines' rows. */
 static const char *const names[SG_ROUTINE_COUNT] = {
-    [SG_MPI_Gatherv] = "PMPI_Gatherv_c",       [SG_MPI_Igatherv] = "PMPI_Igatherv_c",
-    [SG_MPI_Scatterv] = "PMPI_Scatterv_c",     [SG_MPI_Iscatterv] = "PMPI_Iscatterv_c",
-    [SG_MPI_Allgatherv] = "PMPI_Allgatherv_c", [SG_MPI_Iallgatherv] = "PMPI_Iallgatherv_c",
-    [SG_MPI_Alltoallv] = "PMPI_Alltoallv_c",   [SG_MPI_Ialltoallv] = "PMPI_Ialltoallv_c",
+#define W3_NAME(Name, params_c, args_c) [SG_MPI_##Name] = "PMPI_" #Name "_c",
+    SG_LARGE_COUNT_LIST(W3_NAME)
+#undef W3_NAME
 };
 static void *functions[SG_ROUTINE_COUNT];
 static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
@@ -91,50 +72,25 @@ int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
     int err = widen(&d->send, d->procs, &w[0]);
     if (err == MPI_SUCCESS)
         err = widen(&d->recv, d->procs, &w[1]);
-    MPI_Request request = MPI_REQUEST_NULL, *req = &request;
+    MPI_Request result = MPI_REQUEST_NULL, *request = &result;
     if (err == MPI_SUCCESS) {
+        const MPI_Count *send_counts = w[0].counts, *recv_counts = w[1].counts;
+        const MPI_Aint *send_displs = w[0].displs, *recv_displs = w[1].displs;
         /* POSIX: dlsym's result converts to a function pointer. */
         switch (c->routine) {
-        case SG_MPI_Gatherv:
-            err = ((gatherv_c *)f)(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf,
-                                   w[1].counts, w[1].displs, c->recvtype, c->root, c->comm);
-            break;
-        case SG_MPI_Igatherv:
-            err = ((igatherv_c *)f)(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf,
-                                    w[1].counts, w[1].displs, c->recvtype, c->root, c->comm, req);
-            break;
-        case SG_MPI_Scatterv:
-            err = ((scatterv_c *)f)(c->sendbuf, w[0].counts, w[0].displs, c->sendtype, c->recvbuf,
-                                    c->recvcount, c->recvtype, c->root, c->comm);
-            break;
-        case SG_MPI_Iscatterv:
-            err = ((iscatterv_c *)f)(c->sendbuf, w[0].counts, w[0].displs, c->sendtype,
-                                     c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm, req);
-            break;
-        case SG_MPI_Allgatherv:
-            err = ((allgatherv_c *)f)(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf,
-                                      w[1].counts, w[1].displs, c->recvtype, c->comm);
-            break;
-        case SG_MPI_Iallgatherv:
-            err = ((iallgatherv_c *)f)(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf,
-                                       w[1].counts, w[1].displs, c->recvtype, c->comm, req);
-            break;
-        case SG_MPI_Alltoallv:
-            err = ((alltoallv_c *)f)(c->sendbuf, w[0].counts, w[0].displs, c->sendtype, c->recvbuf,
-                                     w[1].counts, w[1].displs, c->recvtype, c->comm);
-            break;
-        case SG_MPI_Ialltoallv:
-            err = ((ialltoallv_c *)f)(c->sendbuf, w[0].counts, w[0].displs, c->sendtype,
-                                      c->recvbuf, w[1].counts, w[1].displs, c->recvtype, c->comm,
-                                      req);
-            break;
+#define W3_CALL(Name, params_c, args_c)                                                        \
+    case SG_MPI_##Name:                                                                        \
+        err = ((int(*) params_c)f) args_c;                                                      \
+        break;
+            SG_LARGE_COUNT_LIST(W3_CALL)
+#undef W3_CALL
         default:
             err = -1;
             break;
         }
     }
-    if (err == MPI_SUCCESS && request != MPI_REQUEST_NULL)
-        err = sg_runner_add(runner, request);
+    if (err == MPI_SUCCESS && result != MPI_REQUEST_NULL)
+        err = sg_runner_add(runner, result);
     int kept = sg_keep(runner, release_wide, w); /* the arrays live until it is done */
     return err != MPI_SUCCESS ? err : kept;
 }

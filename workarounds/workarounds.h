@@ -17,14 +17,6 @@ static inline MPI_Aint sg_extent_of(MPI_Datatype type)
     return extent;
 }
 
-enum sg_layout {
-    SG_SIDE_NONE,    /* not used on this rank, or MPI_IN_PLACE */
-    SG_SIDE_SINGLE,  /* one block: buf, count */
-    SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count */
-    SG_SIDE_V,       /* P blocks: counts[i] elements at displs[i] */
-    SG_SIDE_PACKED,  /* P consecutive blocks of counts[i] (Reduce_scatter input) */
-};
-
 struct sg_side {
     enum sg_layout layout;
     int in_place;       /* the side is MPI_IN_PLACE (its data lives in the other buffer) */

@@ -156,10 +156,9 @@ int main(int argc, char **argv)
         if (wrap) { /* the same routine over the far layout (a single side stays as it is) */
             guarded_call = make_call((enum sg_routine)r, (int)bytes, far_send, far_recv, counts,
                                      far_displs, &request);
-            enum sg_routine f = sg_blocking_form((enum sg_routine)r);
-            if (f == SG_MPI_Gatherv || f == SG_MPI_Allgatherv)
+            if (sg_routines[r].send == SG_SIDE_SINGLE)
                 guarded_call.sendbuf = send;
-            if (f == SG_MPI_Scatterv)
+            if (sg_routines[r].recv == SG_SIDE_SINGLE)
                 guarded_call.recvbuf = recv;
         }
         /* calibrate: calls per block so that a block takes about S/R s */

@@ -195,18 +195,13 @@ static void config_load(void)
  * 0 intact, -1 when the rank holds none (non-roots of Gatherv/Scatterv). */
 static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape *shape)
 {
-    const int *counts, *displs;
+    struct sg_call_side send, recv;
     size_t procs = (size_t)shape->procs;
-    if (!sg_routines[c->routine].irregular ||
-        (sg_routines[c->routine].knows == SG_KNOWS_ROOT && !shape->is_root))
+    sg_call_sides(c, shape->is_root, &send, &recv);
+    if (send.layout != SG_SIDE_V && recv.layout != SG_SIDE_V)
         return -1;
-    if ((displs = sg_call_recv_displs(c, &counts)) != NULL &&
-        sg_displs_suspicious(counts, displs, procs))
-        return 1;
-    if (c->sendbuf == MPI_IN_PLACE) /* the send side is not significant */
-        return 0;
-    displs = sg_call_send_displs(c, &counts);
-    return displs != NULL && sg_displs_suspicious(counts, displs, procs);
+    return (recv.layout == SG_SIDE_V && sg_displs_suspicious(recv.counts, recv.displs, procs)) ||
+           (send.layout == SG_SIDE_V && sg_displs_suspicious(send.counts, send.displs, procs));
 }
 
 static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *shape, char *why,
@@ -293,41 +288,16 @@ static void corrupt_received(const struct sg_call *c)
         return;
     int is_root = c->root == rank;
     int own = c->sendbuf == MPI_IN_PLACE ? rank : -1;
+    /* the first block this rank receives from another: its result, or the
+     * first block of its REGULAR or V receive side (not the root's own
+     * Bcast buffer, nor a block of its own given in place) */
+    struct sg_call_side send, recv;
+    sg_call_sides(c, is_root, &send, &recv);
     MPI_Aint block = -1;
-    switch (c->routine) {
-    case SG_MPI_Bcast: case SG_MPI_Ibcast:
-        block = !is_root && c->recvcount > 0 ? 0 : -1;
-        break;
-    case SG_MPI_Scatter: case SG_MPI_Iscatter:
-    case SG_MPI_Scatterv: case SG_MPI_Iscatterv:
-        block = c->recvcount > 0 && c->recvbuf != MPI_IN_PLACE ? 0 : -1;
-        break;
-    case SG_MPI_Gather: case SG_MPI_Igather:
-        block = is_root ? first_block(c->recvcount, NULL, NULL, procs, own) : -1;
-        break;
-    case SG_MPI_Gatherv: case SG_MPI_Igatherv:
-        block = is_root ? first_block(0, c->recvcounts, c->rdispls, procs, own) : -1;
-        break;
-    case SG_MPI_Allgather: case SG_MPI_Iallgather:
-    case SG_MPI_Alltoall: case SG_MPI_Ialltoall:
-        block = first_block(c->recvcount, NULL, NULL, procs, own);
-        break;
-    case SG_MPI_Allgatherv: case SG_MPI_Iallgatherv:
-    case SG_MPI_Alltoallv: case SG_MPI_Ialltoallv:
-        block = first_block(0, c->recvcounts, c->rdispls, procs, own);
-        break;
-    case SG_MPI_Reduce: case SG_MPI_Ireduce:
-        block = is_root && c->recvcount > 0 ? 0 : -1;
-        break;
-    case SG_MPI_Allreduce: case SG_MPI_Iallreduce:
-    case SG_MPI_Reduce_scatter_block: case SG_MPI_Ireduce_scatter_block:
-        block = c->recvcount > 0 ? 0 : -1;
-        break;
-    case SG_MPI_Reduce_scatter: case SG_MPI_Ireduce_scatter:
-        block = c->recvcounts[rank] > 0 ? 0 : -1;
-        break;
-    case SG_ROUTINE_COUNT: break;
-    }
+    if (recv.layout == SG_SIDE_SINGLE && !(is_root && sg_routines[c->routine].send == SG_SIDE_NONE))
+        block = (recv.counts ? recv.counts[rank] : recv.count) > 0 ? 0 : -1;
+    else if (recv.layout == SG_SIDE_REGULAR || recv.layout == SG_SIDE_V)
+        block = first_block(recv.count, recv.counts, recv.displs, procs, own);
     MPI_Aint lb, extent, true_lb, true_extent;
     if (block < 0 || PMPI_Type_get_extent(c->recvtype, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(c->recvtype, &true_lb, &true_extent) != MPI_SUCCESS ||

@@ -30,11 +30,9 @@ routine=${section%%#*} procs=${key[procs]} size=${key[type_size]}
 ((procs > 0 && size > 0 && key[delta] > 0)) ||
   { echo "FAIL: $section has no procs, type_size or delta to place the call"; exit 1; }
 n=$((key[safe_count] + key[delta]))
-case $routine in
-  MPI_Reduce_scatter | MPI_Ireduce_scatter | MPI_Reduce_scatter_block | \
-    MPI_Ireduce_scatter_block) count=$((n / procs)) ;;
-  *) count=$n ;;
-esac
+count=$n # the layer's n: of a packed vector (Reduce_scatter), P blocks of the bench's -n
+[[ $("$stage/bin/scaleguard-ini" routines | awk -v r="$routine" '$1 == r { print $4 }') != \
+  send=packed ]] || count=$((n / procs))
 bench=(-c "$routine" -s "$size")
 [[ ${key[inplace]} != yes ]] || bench+=(--inplace)
 if [[ ${key[failure]} == slow ]]; then

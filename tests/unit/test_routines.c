@@ -4,7 +4,9 @@
  * sg_is_nonblocking alone; a v-form is its own v-form, of the same form,
  * and reduces where the routine does; only a v-routine's
  * layout can be seen by fewer than all ranks, and only a rooted one's by the
- * root alone; names round-trip through sg_routine_by_name. */
+ * root alone; names round-trip through sg_routine_by_name; what follows
+ * from the layouts (displacement sides, who sees the layout, pairwise,
+ * Table V's global buffer) is what the routines are. */
 #include <ctype.h>
 
 #include "check.h"
@@ -41,6 +43,24 @@ int main(void)
         CHECK(info->knows == SG_KNOWS_ALL || info->irregular);
         CHECK(info->knows != SG_KNOWS_ROOT || info->rooted);
     }
+    /* what follows from the rows' layouts */
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
+        const struct sg_routine_info *info = &sg_routines[r];
+        CHECK_U64(info->irregular, info->send == SG_SIDE_V || info->recv == SG_SIDE_V);
+        CHECK_U64(info->displs, (info->send == SG_SIDE_V) * SG_DISPLS_SEND |
+                                    (info->recv == SG_SIDE_V) * SG_DISPLS_RECV);
+    }
+    CHECK_U64(sg_routines[SG_MPI_Gather].knows, SG_KNOWS_ALL);
+    CHECK_U64(sg_routines[SG_MPI_Igatherv].knows, SG_KNOWS_ROOT);
+    CHECK_U64(sg_routines[SG_MPI_Scatterv].knows, SG_KNOWS_ROOT);
+    CHECK_U64(sg_routines[SG_MPI_Allgatherv].knows, SG_KNOWS_OWN);
+    CHECK_U64(sg_routines[SG_MPI_Alltoallv].knows, SG_KNOWS_OWN);
+    CHECK_U64(sg_routines[SG_MPI_Alltoallv].displs, SG_DISPLS_BOTH);
+    CHECK(sg_routines[SG_MPI_Alltoall].pairwise && sg_routines[SG_MPI_Ialltoallv].pairwise);
+    CHECK(!sg_routines[SG_MPI_Allgather].pairwise && !sg_routines[SG_MPI_Reduce_scatter].pairwise);
+    CHECK(sg_routines[SG_MPI_Iscatter].global_buffer == SG_GLOBAL_SNP &&
+          sg_routines[SG_MPI_Allreduce].global_buffer == SG_GLOBAL_SN &&
+          sg_routines[SG_MPI_Reduce_scatter_block].global_buffer == SG_GLOBAL_SN);
     CHECK_U64(sg_routines[SG_MPI_Scatter].v_form, SG_MPI_Scatterv);
     CHECK_U64(sg_routines[SG_MPI_Ireduce_scatter_block].v_form, SG_MPI_Ireduce_scatter);
     CHECK_U64(sg_routine_by_name("MPI_Exscan"), (uint64_t)-1);
