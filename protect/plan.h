@@ -49,7 +49,7 @@ struct w1b_fit {
 };
 
 /* The agreement of a call whose ranks cannot work out their part alone
- * (`talks` in sg_protect), so never for Class D alone: Gatherv/Scatterv's
+ * (`talks` in decide, protect.c), so never for Class D alone: Gatherv/Scatterv's
  * root sends its plan (and windows) in a Bcast; Allgatherv's ranks compare
  * their needs and windows in one Allreduce. Updates *plan and *why; off the
  * root of Gatherv/Scatterv, *told gets what the root said and *windows

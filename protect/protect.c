@@ -301,7 +301,7 @@ static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t pr
 /* `agreed`: the ranks can agree on rounds and windows (all see the same, or
  * a bound is configured so that they talk); without it W1-B may run only as
  * a local change: one window, one round. `reports`: this rank reports the
- * decision (see sg_protect). `*why` gets the reason when the call is left
+ * decision (see decide). `*why` gets the reason when the call is left
  * alone. */
 static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                           const struct verdict *v, const struct sg_shape *sh,
@@ -329,6 +329,8 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     int w1a = agreed && members >= 2 && (members < (int)sh->procs || v->cls == SG_CLASS_D) &&
               sg_w1a_applies(c, d, members, &w1a_why);
 
+    const int can[] = {[SG_WORKAROUND_W3] = w3, [SG_WORKAROUND_W2] = w2,
+                       [SG_WORKAROUND_W1B] = w1b, [SG_WORKAROUND_W1A] = w1a};
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
         return (struct plan){PLAN_PLAIN, 0, 0, 1, 0};
@@ -346,8 +348,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                    "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
                    "valid workaround", routine, routine);
         want = SG_WORKAROUND_AUTO;
-    } else if ((want == SG_WORKAROUND_W2 && !w2) || (want == SG_WORKAROUND_W1B && !w1b) ||
-               (want == SG_WORKAROUND_W3 && !w3)) {
+    } else if (want != SG_WORKAROUND_AUTO && !can[want]) {
         /* e.g. W2 for a reduction: an op on a k-element type is not defined;
          * W3 for a problem inside the MPI, which its _c function shares */
         if (reports)
@@ -358,16 +359,19 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     }
     /* auto: W3, then W2 (one call each), then W1-B (rounds), then W1-A
      * (groups: its communicators cost a creation on first use) */
-    if (want == SG_WORKAROUND_W1A)
-        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0};
-    else if (want == SG_WORKAROUND_W3 || (want == SG_WORKAROUND_AUTO && w3))
-        p.kind = PLAN_W3;
-    else if (want == SG_WORKAROUND_W2 || (want == SG_WORKAROUND_AUTO && w2))
-        p.kind = PLAN_W2;
-    else if (w1b)
-        p = (struct plan){PLAN_W1B, fit->chunk, fit->rounds, fit->win.count, 0};
-    else if (w1a)
-        p = (struct plan){PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0};
+    static const enum sg_workaround preference[] = {SG_WORKAROUND_W3, SG_WORKAROUND_W2,
+                                                    SG_WORKAROUND_W1B, SG_WORKAROUND_W1A};
+    const struct plan plans[] = {
+        [SG_WORKAROUND_W3] = {PLAN_W3, fit->chunk, 0, 1, 0},
+        [SG_WORKAROUND_W2] = {PLAN_W2, fit->chunk, 0, 1, 0},
+        [SG_WORKAROUND_W1B] = {PLAN_W1B, fit->chunk, fit->rounds, fit->win.count, 0},
+        [SG_WORKAROUND_W1A] = {PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0}};
+    for (size_t i = 0; want == SG_WORKAROUND_AUTO && i < sizeof preference / sizeof *preference;
+         i++)
+        if (can[preference[i]])
+            want = preference[i];
+    if (want != SG_WORKAROUND_AUTO)
+        p = plans[want];
     else
         *why = !exact                 ? LEFT_SPLIT_RISK
                : fit->cuts && !agreed ? LEFT_NEEDS_MESSAGE
@@ -380,7 +384,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     return p;
 }
 
-/* ---- The handler -------------------------------------------------------- */
+/* ---- Reports and the hot path ------------------------------------------ */
 
 /* Say once per routine and reason why a call is left as it is, where it
  * was decided: the root's plan arrives at the non-roots of
@@ -492,52 +496,75 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     return moves_blocks_p2p(c->routine, rules) ? sg_private_comm(c->comm, &copy) : MPI_SUCCESS;
 }
 
-static int sg_protect(struct sg_call *c)
-{
-    const struct sg_layer *layer = sg_layer();
-    const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
-    const struct sg_routine_info *info = &sg_routines[c->routine];
-    int quick = nothing_can_trigger(c, rules);
-    if (quick != FULL_LOOK) {
-        if (quick != MPI_SUCCESS)
-            return quick; /* MPI's own failure, on a collective call: as MPI reports it */
-        if (layer->log_level >= SG_LOG_INFO)
-            sg_count(c->routine, -1, SG_OUTCOME_PLAIN);
-        return sg_call_invoke(&sg_pmpi, c); /* nothing can trigger: straight through */
-    }
+/* ---- Detect ------------------------------------------------------------- */
 
+/* What the detectors found in a call on this rank. */
+struct findings {
+    struct sg_shape sh;
+    struct displs_view recv, send; /* Class D, on the arrays this rank holds */
+    struct verdict v;              /* class G or X from the rules, or D from the arrays */
+    int meets_bound;               /* class G or X, from facts every rank of Allgatherv has */
+    int displs_lost;               /* an array is corrupted beyond recovery (LEFT_DISPLS) */
+};
+
+/* Returns 0, or -1 when the call passes through as it is: an
+ * intercommunicator, or an argument that MPI itself will report. */
+static int detect(const struct sg_call *c, const struct sg_rules *rules, struct findings *f)
+{
+    *f = (struct findings){0};
     int inter = 0;
     if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
         sg_log(SG_LOG_INFO, &inter_once, "intercommunicators pass through unprotected");
-        return sg_call_invoke(&sg_pmpi, c);
+        return -1;
     }
-    struct sg_shape sh;
-    if (sg_call_shape(c, &sh) != MPI_SUCCESS)
-        return sg_call_invoke(&sg_pmpi, c); /* let MPI report the bad argument */
-    int procs = (int)sh.procs;
-    enum sg_knows who = sg_routines[c->routine].knows;
+    if (sg_call_shape(c, &f->sh) != MPI_SUCCESS)
+        return -1;
+    int procs = (int)f->sh.procs;
+    held_displs(c, f->sh.is_root, &f->recv, &f->send);
+    judge(rules, &f->sh, sg_routines[c->routine].name, &f->v);
+    f->meets_bound = f->v.cls >= 0;
+    if (check_displs(&f->recv, procs, c->routine) != 0 ||
+        check_displs(&f->send, procs, c->routine) != 0)
+        f->displs_lost = 1;
+    else if ((f->recv.corrupted || f->send.corrupted) && f->v.cls < 0)
+        f->v.cls = SG_CLASS_D;
+    return 0;
+}
+
+/* ---- Decide ------------------------------------------------------------- */
+
+/* What this rank runs, the same plan as every other rank's. */
+struct decision {
+    struct plan plan;
+    int why;            /* the enum left_reason this rank reports, or -1 */
+    int reports;        /* this rank reports the decision */
+    int triggered_here; /* this rank's own facts meet a trigger */
+    struct sg_described d;
+    struct w1b_fit fit;
+    struct sg_windows told;            /* the root's windows, off the root */
+    const struct sg_windows *windows;  /* what W1-B runs over: fit.win, or told */
+    MPI_Comm copy;                     /* W1-B point to point's private communicator */
+};
+
+/* Returns an MPI error code (of making the private communicator, or of the
+ * agreement): MPI's own failure, on a collective call, as MPI reports it. */
+static int decide(const struct sg_call *c, const struct sg_rules *rules, struct findings *f,
+                  struct decision *dc)
+{
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    const struct sg_shape *sh = &f->sh;
+    enum sg_knows who = info->knows;
+    *dc = (struct decision){.plan = {PLAN_PLAIN, 0, 0, 1, 0}, .why = -1,
+                            .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,
+                            .copy = MPI_COMM_NULL};
+    dc->windows = &dc->fit.win;
     /* The rank that reports a decision: the root (the only one that sees
      * the counts of Gatherv/Scatterv), rank 0 where all ranks decide alike,
      * each rank where each decides on a layout of its own. */
-    int reports = who == SG_KNOWS_OWN || (c->root >= 0 ? sh.is_root : sh.rank == 0);
-
-    /* Class D, on the arrays this rank holds. */
-    struct displs_view recv_view, send_view;
-    held_displs(c, sh.is_root, &recv_view, &send_view);
-
-    int err = MPI_SUCCESS;
-    struct plan plan = {PLAN_PLAIN, 0, 0, 1, 0};
-    int why = -1; /* the enum left_reason this rank reports, if any */
-    struct verdict v;
-    judge(rules, &sh, info->name, &v);
-    int meets_bound = v.cls >= 0; /* class G or X, from facts every rank of Allgatherv has */
-    if (check_displs(&recv_view, procs, c->routine) != 0 ||
-        check_displs(&send_view, procs, c->routine) != 0) {
-        plan.kind = PLAN_LEFT_ALONE;
-        why = LEFT_DISPLS;
-    } else if (recv_view.corrupted || send_view.corrupted) {
-        if (v.cls < 0)
-            v.cls = SG_CLASS_D;
+    dc->reports = who == SG_KNOWS_OWN || (c->root >= 0 ? sh->is_root : sh->rank == 0);
+    if (f->displs_lost) {
+        dc->plan.kind = PLAN_LEFT_ALONE;
+        dc->why = LEFT_DISPLS;
     }
 
     /* Gatherv, Scatterv and Alltoallv under a bound: each rank sees whether
@@ -548,24 +575,20 @@ static int sg_protect(struct sg_call *c)
      * I-form): no plan is sent, and a rank without such a block makes the
      * call itself. Only an entry of Gatherv/Scatterv that names W1-A, whose
      * groups every rank must learn, keeps the root's plan. */
-    MPI_Comm copy = MPI_COMM_NULL;
-    int by_blocks = moves_blocks_p2p(c->routine, rules);
-    if (by_blocks && (err = sg_private_comm(c->comm, &copy)) != MPI_SUCCESS) {
-        free(recv_view.intended);
-        free(send_view.intended);
-        return err; /* MPI's own failure, on a collective call: as MPI reports it */
-    }
-    if (by_blocks && meets_bound) {
-        if (why == LEFT_DISPLS) { /* not a wrap: the layout as it is given */
-            free(recv_view.intended);
-            free(send_view.intended);
-            recv_view.intended = send_view.intended = NULL;
-            why = -1;
+    int err, by_blocks = moves_blocks_p2p(c->routine, rules);
+    if (by_blocks && (err = sg_private_comm(c->comm, &dc->copy)) != MPI_SUCCESS)
+        return err;
+    if (by_blocks && f->meets_bound) {
+        if (dc->why == LEFT_DISPLS) { /* not a wrap: the layout as it is given */
+            free(f->recv.intended);
+            free(f->send.intended);
+            f->recv.intended = f->send.intended = NULL;
+            dc->why = -1;
         }
-        plan.kind = PLAN_W1B_P2P;
-        plan.chunk = v.max_count > INT_MAX ? INT_MAX : (int64_t)v.max_count;
-        enum sg_workaround named = preferred(rules, &v);
-        if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && reports)
+        dc->plan.kind = PLAN_W1B_P2P;
+        dc->plan.chunk = f->v.max_count > INT_MAX ? INT_MAX : (int64_t)f->v.max_count;
+        enum sg_workaround named = preferred(rules, &f->v);
+        if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && dc->reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
                    "%s: workaround %s cannot apply to this call (past a bound each rank moves "
                    "its blocks over the chunk point to point, which needs no message); using "
@@ -573,128 +596,225 @@ static int sg_protect(struct sg_call *c)
                    info->name, sg_workaround_name(named));
     }
 
-    struct sg_described d;
-    struct w1b_fit fit = {.win = SG_WINDOWS_ONE};
-    int triggered_here = v.cls >= 0 && plan.kind != PLAN_LEFT_ALONE;
+    dc->triggered_here = f->v.cls >= 0 && dc->plan.kind != PLAN_LEFT_ALONE;
     /* A message only for a routine with a bound (never for Class D, which the
      * deciding rank fixes alone, or leaves), and only where the ranks cannot
      * work out their part alone: Gatherv/Scatterv whose entry names W1-A
      * (its groups are the root's plan, on every call), and Allgatherv's
      * calls that meet the bound (every rank sees every count, but the
      * displacements, and so the windows, may differ per rank). */
-    int talks = rules->bounded && who != SG_KNOWS_ALL && !by_blocks &&
-                (!windows_computed_alike(c->routine) || meets_bound);
+    int alike = windows_computed_alike(c->routine);
+    int talks = rules->bounded && who != SG_KNOWS_ALL && !by_blocks && (!alike || f->meets_bound);
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
-    int decides = triggered_here && (who != SG_KNOWS_ROOT || sh.is_root) &&
-                  plan.kind != PLAN_W1B_P2P;
-    if (triggered_here || talks) {
-        sg_describe(c, procs, sh.rank, widened(&send_view, procs), widened(&recv_view, procs),
-                    &d);
+    int decides = dc->triggered_here && (who != SG_KNOWS_ROOT || sh->is_root) &&
+                  dc->plan.kind != PLAN_W1B_P2P;
+    if (dc->triggered_here || talks) {
+        int procs = (int)sh->procs;
+        sg_describe(c, procs, sh->rank, widened(&f->send, procs), widened(&f->recv, procs),
+                    &dc->d);
         if (decides || (talks && who == SG_KNOWS_OWN)) /* for choose, the Allreduce */
-            fit = fit_w1b(&v, &d, &sh, info->reduction);
+            dc->fit = fit_w1b(&f->v, &dc->d, sh, info->reduction);
     }
     if (decides) {
-        int agreed = talks || who == SG_KNOWS_ALL || windows_computed_alike(c->routine);
-        plan = choose(c, rules, &v, &sh, &d, &fit, agreed, reports, &why);
+        int agreed = talks || who == SG_KNOWS_ALL || alike;
+        dc->plan = choose(c, rules, &f->v, sh, &dc->d, &dc->fit, agreed, dc->reports, &dc->why);
     }
-    /* The windows this rank runs W1-B over: its own plan's, or (off the
-     * root of Gatherv/Scatterv) the count and its own window from the root. */
-    struct sg_windows told = SG_WINDOWS_ONE;
-    const struct sg_windows *windows = &fit.win;
-
     /* Agreement, only where a bound is configured (see the top of the file). */
     if (talks)
-        err = sg_agree_on_plan(c, &sh, &fit, &plan, &why, &told, &windows);
+        return sg_agree_on_plan(c, sh, &dc->fit, &dc->plan, &dc->why, &dc->told, &dc->windows);
+    return MPI_SUCCESS;
+}
 
-    enum sg_outcome outcome = SG_OUTCOME_PLAIN;
-    /* An I-form's workaround starts its sub-calls and returns a request
-     * over them (pending.h), except for a Fortran caller on Open MPI. */
+/* ---- Run ---------------------------------------------------------------- */
+
+/* A workaround as the handler runs it, one row per plan: its outcome in the
+ * layer's summary, what the summary calls it, and its run over the call's
+ * description. `local`: it changes this rank's own description only (W2,
+ * W3), so a rank whose own facts meet no trigger makes the plain call.
+ * `run` returns an MPI error code, or -1 when it refused before
+ * communicating (the call is then left as it is). */
+struct workaround_run {
+    enum sg_outcome outcome;
+    int local;
+    int (*run)(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+               const struct decision *dc);
+    void (*how)(char *how, size_t size, const struct sg_call *c, const struct decision *dc);
+};
+
+static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                   const struct decision *dc)
+{
+    (void)f;
+    return sg_w1a(runner, c, &dc->d, (int)dc->plan.chunk, dc->windows);
+}
+
+static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)c;
+    snprintf(how, size, "W1-A (groups of %d)", (int)dc->plan.chunk);
+}
+
+static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                   const struct decision *dc)
+{
+    (void)f;
+    return sg_w1b(runner, c, &dc->d, (uint64_t)dc->plan.chunk, (uint64_t)dc->plan.rounds,
+                  dc->windows);
+}
+
+static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)c;
+    const struct sg_windows *w = dc->windows;
+    if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
+        snprintf(how, size, "W1-B with displacements rebased");
+    else if (w->of == NULL)
+        snprintf(how, size, "W1-B");
+    else
+        snprintf(how, size, "W1-B over %d displacement window%s", w->count,
+                 w->count == 1 ? "" : "s");
+}
+
+static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
+                       const struct findings *f, const struct decision *dc)
+{
+    (void)f;
+    int err = sg_w1b_p2p(runner, c, &dc->d, dc->plan.chunk, dc->copy);
+    if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
+               "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or more, "
+               "which one call cannot address: the call fails (MPI_ERR_ARG)",
+               sg_routines[c->routine].name, dc->plan.chunk);
+        err = MPI_ERR_ARG;
+    }
+    return err;
+}
+
+static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c,
+                        const struct decision *dc)
+{
+    (void)c;
+    snprintf(how, size, "W1-B (blocks over %" PRId64 " point to point)", dc->plan.chunk);
+}
+
+static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
+{
+    return sg_w2(runner, c, &dc->d, f->v.max_count);
+}
+
+static void how_w2(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)c;
+    (void)dc;
+    snprintf(how, size, "W2");
+}
+
+static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
+{
+    (void)f;
+    return sg_w3(runner, c, &dc->d);
+}
+
+static void how_w3(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)dc;
+    snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
+}
+
+static const struct workaround_run workaround_runs[] = {
+    [PLAN_W1A] = {SG_OUTCOME_W1A, 0, run_w1a, how_w1a},
+    [PLAN_W1B] = {SG_OUTCOME_W1B, 0, run_w1b, how_w1b},
+    [PLAN_W1B_P2P] = {SG_OUTCOME_W1B, 0, run_w1b_p2p, how_w1b_p2p},
+    [PLAN_W2] = {SG_OUTCOME_W2, 1, run_w2, how_w2},
+    [PLAN_W3] = {SG_OUTCOME_W3, 1, run_w3, how_w3},
+};
+
+/* Run the plan (PLAN_PLAIN and PLAN_LEFT_ALONE: the call as it is). An
+ * I-form's workaround starts its sub-calls and returns a request over them
+ * (pending.h), except for a Fortran caller on Open MPI. */
+static int run(const struct sg_call *c, const struct findings *f, const struct decision *dc,
+               enum sg_outcome *outcome)
+{
+    const struct workaround_run *w = &workaround_runs[dc->plan.kind];
+    *outcome = SG_OUTCOME_PLAIN;
+    if (dc->plan.kind == PLAN_LEFT_ALONE) {
+        report_left_alone(c, &f->sh, dc->why, dc->reports, dc->fit.win.count);
+        *outcome = SG_OUTCOME_LEFT_ALONE;
+        return sg_call_invoke(&sg_pmpi, c);
+    }
+    if (w->run == NULL || (w->local && !dc->triggered_here))
+        return sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
     runner.allows = routine_allows;
-    runner.together = (int)plan.together; /* set for W1-A alone */
-    if (err == MPI_SUCCESS) {
-        switch (plan.kind) {
-        case PLAN_W1A:
-            err = sg_w1a(&runner, c, &d, (int)plan.chunk, windows);
-            outcome = SG_OUTCOME_W1A;
-            break;
-        case PLAN_W1B:
-            err = sg_w1b(&runner, c, &d, (uint64_t)plan.chunk, (uint64_t)plan.rounds, windows);
-            outcome = SG_OUTCOME_W1B;
-            break;
-        case PLAN_W1B_P2P:
-            err = sg_w1b_p2p(&runner, c, &d, plan.chunk, copy);
-            outcome = SG_OUTCOME_W1B;
-            if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
-                sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
-                       "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or "
-                       "more, which one call cannot address: the call fails (MPI_ERR_ARG)",
-                       info->name, plan.chunk);
-                err = MPI_ERR_ARG;
-            }
-            break;
-        case PLAN_W2: /* local: another rank's W2 needs nothing from this one */
-        case PLAN_W3:
-            if (triggered_here && plan.kind == PLAN_W2) {
-                err = sg_w2(&runner, c, &d, v.max_count);
-                outcome = SG_OUTCOME_W2;
-            } else if (triggered_here) {
-                err = sg_w3(&runner, c, &d);
-                outcome = SG_OUTCOME_W3;
-            } else {
-                err = sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
-            }
-            break;
-        case PLAN_LEFT_ALONE:
-            report_left_alone(c, &sh, why, reports, fit.win.count);
-            outcome = SG_OUTCOME_LEFT_ALONE;
-            err = sg_call_invoke(&sg_pmpi, c);
-            break;
-        default:
-            err = sg_call_invoke(&sg_pmpi, c);
-            break;
-        }
-        if (err == -1) { /* the engine refused before communicating */
-            sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
-                   "%s: the workaround cannot cut this layout" LEFT_ALONE_SUFFIX, info->name);
-            outcome = SG_OUTCOME_LEFT_ALONE;
-            err = sg_call_invoke(&sg_pmpi, c);
-        } else if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
-                   c->request) {
-            /* A blocking runner has finished its sub-calls: its request is
-             * complete at once. */
-            if (err != MPI_SUCCESS)
-                sg_runner_finish(&runner); /* what was started ends before the error returns */
-            else
-                err = sg_pending_start(&runner, c->request);
-        }
+    runner.together = (int)dc->plan.together; /* set for W1-A alone */
+    int err = w->run(&runner, c, f, dc);
+    if (err == -1) { /* the workaround refused before communicating */
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
+               "%s: the workaround cannot cut this layout" LEFT_ALONE_SUFFIX,
+               sg_routines[c->routine].name);
+        *outcome = SG_OUTCOME_LEFT_ALONE;
+        return sg_call_invoke(&sg_pmpi, c);
     }
+    *outcome = w->outcome;
+    if (c->request == NULL)
+        return err;
+    /* A blocking runner has finished its sub-calls: its request is complete
+     * at once. What was started ends before an error returns. */
+    if (err != MPI_SUCCESS) {
+        sg_runner_finish(&runner);
+        return err;
+    }
+    return sg_pending_start(&runner, c->request);
+}
+
+/* The summary line of a workaround that ran (by the root, or rank 0), and
+ * the count for MPI_Finalize. */
+static void report(const struct sg_call *c, const struct findings *f, const struct decision *dc,
+                   enum sg_outcome outcome)
+{
+    const struct sg_shape *sh = &f->sh;
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
-        layer->log_level >= SG_LOG_INFO && (sh.is_root && (c->root >= 0 || sh.rank == 0))) {
-        char how[64] = "W2";
-        if (outcome == SG_OUTCOME_W3)
-            snprintf(how, sizeof how, "W3 (%s)", sg_w3_function(c->routine));
-        else if (outcome == SG_OUTCOME_W1A)
-            snprintf(how, sizeof how, "W1-A (groups of %d)", (int)plan.chunk);
-        if (plan.kind == PLAN_W1B_P2P)
-            snprintf(how, sizeof how, "W1-B (blocks over %" PRId64 " point to point)",
-                     plan.chunk);
-        else if (outcome == SG_OUTCOME_W1B && windows->of == NULL &&
-            (windows->rebase[0] != 0 || windows->rebase[1] != 0))
-            snprintf(how, sizeof how, "W1-B with displacements rebased");
-        else if (outcome == SG_OUTCOME_W1B && windows->of == NULL)
-            snprintf(how, sizeof how, "W1-B");
-        else if (outcome == SG_OUTCOME_W1B)
-            snprintf(how, sizeof how, "W1-B over %d displacement window%s", windows->count,
-                     windows->count == 1 ? "" : "s");
+        sg_layer()->log_level >= SG_LOG_INFO && sh->is_root && (c->root >= 0 || sh->rank == 0)) {
+        char how[64];
+        workaround_runs[dc->plan.kind].how(how, sizeof how, c, dc);
         sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
-               info->name, v.cls >= 0 ? sg_class_name((enum sg_class)v.cls) : "-", sh.n, sh.s,
-               procs, how);
+               sg_routines[c->routine].name,
+               f->v.cls >= 0 ? sg_class_name((enum sg_class)f->v.cls) : "-", sh->n, sh->s,
+               (int)sh->procs, how);
     }
-    sg_count(c->routine, v.cls, outcome);
-    sg_windows_free(&fit.win);
-    free(told.of);
-    free(recv_view.intended);
-    free(send_view.intended);
+    sg_count(c->routine, f->v.cls, outcome);
+}
+
+/* ---- The handler -------------------------------------------------------- */
+
+static int sg_protect(struct sg_call *c)
+{
+    const struct sg_layer *layer = sg_layer();
+    const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
+    int quick = nothing_can_trigger(c, rules);
+    if (quick != FULL_LOOK) {
+        if (quick != MPI_SUCCESS)
+            return quick; /* MPI's own failure, on a collective call: as MPI reports it */
+        if (layer->log_level >= SG_LOG_INFO)
+            sg_count(c->routine, -1, SG_OUTCOME_PLAIN);
+        return sg_call_invoke(&sg_pmpi, c); /* nothing can trigger: straight through */
+    }
+
+    struct findings f;
+    if (detect(c, rules, &f) != 0)
+        return sg_call_invoke(&sg_pmpi, c);
+    struct decision dc;
+    int err = decide(c, rules, &f, &dc);
+    if (err == MPI_SUCCESS) {
+        enum sg_outcome outcome;
+        err = run(c, &f, &dc, &outcome);
+        report(c, &f, &dc, outcome);
+    }
+    sg_windows_free(&dc.fit.win);
+    free(dc.told.of);
+    free(f.recv.intended);
+    free(f.send.intended);
     return err;
 }
