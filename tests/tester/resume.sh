@@ -14,28 +14,28 @@ probe=("$bin/scaleguard-probe" "$@")
 finished() { # jobs in a state folder's journal, 0 before it exists
   if [[ -f $1/jobs.tsv ]]; then awk '/\tend$/ { n++ } END { print n + 0 }' "$1/jobs.tsv"; else echo 0; fi
 }
-rm -rf whole.ini whole.state cut.ini cut.state
+rm -rf whole.ini whole.state resumed.ini resumed.state
 
 "${probe[@]}" --output whole.ini --state whole.state >whole.out
 whole_jobs=$(finished whole.state)
 
-"${probe[@]}" --output cut.ini --state cut.state >cut-1.out &
+"${probe[@]}" --output resumed.ini --state resumed.state >resumed-1.out &
 pid=$!
 while kill -0 "$pid" 2>/dev/null &&
-  (($(finished cut.state) < kill_after)); do
+  (($(finished resumed.state) < kill_after)); do
   sleep 0.05
 done
 kill -KILL "$pid" 2>/dev/null || { echo "FAIL: the probe ended before it could be killed"; exit 1; }
 wait "$pid" 2>/dev/null || true
-before=$(finished cut.state)
+before=$(finished resumed.state)
 sleep 2 # let the killed driver's last job end: its result is lost, not half-kept
 
-"${probe[@]}" --output cut.ini --state cut.state >cut-2.out
-cut_jobs=$(finished cut.state)
-reused=$(sed -n 's/^probe: .* jobs run, \([0-9]*\) reused.*/\1/p' cut-2.out)
+"${probe[@]}" --output resumed.ini --state resumed.state >resumed-2.out
+cut_jobs=$(finished resumed.state)
+reused=$(sed -n 's/^probe: .* jobs run, \([0-9]*\) reused.*/\1/p' resumed-2.out)
 
 status=0
-diff <(grep -v '^measured = ' whole.ini) <(grep -v '^measured = ' cut.ini) ||
+diff <(grep -v '^measured = ' whole.ini) <(grep -v '^measured = ' resumed.ini) ||
   { echo "FAIL: the INIs differ"; status=1; }
 ((cut_jobs == whole_jobs)) ||
   { echo "FAIL: $cut_jobs jobs finished after the restart, $whole_jobs without it"; status=1; }
