@@ -26,8 +26,11 @@ static const char *const failure_names[] = {
 #define FAILURE_COUNT (sizeof failure_names / sizeof failure_names[0])
 
 static const char *const workaround_names[] = {
-    [SG_WORKAROUND_AUTO] = "auto", [SG_WORKAROUND_W1A] = "W1-A", [SG_WORKAROUND_W1B] = "W1-B",
-    [SG_WORKAROUND_W2] = "W2",     [SG_WORKAROUND_W3] = "W3",    [SG_WORKAROUND_NONE] = "none",
+    [SG_WORKAROUND_AUTO] = "auto",
+#define SG_WORKAROUND_NAME(id, name) [SG_WORKAROUND_##id] = name,
+    SG_WORKAROUND_LIST(SG_WORKAROUND_NAME)
+#undef SG_WORKAROUND_NAME
+    [SG_WORKAROUND_NONE] = "none",
 };
 #define WORKAROUND_COUNT (sizeof workaround_names / sizeof workaround_names[0])
 

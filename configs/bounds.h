@@ -22,12 +22,17 @@ enum sg_failure {
     SG_FAILURE_SLOW, /* a performance cliff: time per byte jumped more than 10x */
 };
 
+/* The workarounds, X(ID, "INI name") each: the names an entry may give
+ * (`workaround = NAME`, besides auto and none), the layer's outcomes in its
+ * summary and its plans follow from this list (protect/: layer.h, plan.h;
+ * what runs each: the table `workarounds` in protect.c). */
+#define SG_WORKAROUND_LIST(X) X(W1A, "W1-A") X(W1B, "W1-B") X(W2, "W2") X(W3, "W3")
+
 enum sg_workaround {
     SG_WORKAROUND_AUTO,
-    SG_WORKAROUND_W1A,
-    SG_WORKAROUND_W1B,
-    SG_WORKAROUND_W2,
-    SG_WORKAROUND_W3,
+#define SG_WORKAROUND_ENUM(id, name) SG_WORKAROUND_##id,
+    SG_WORKAROUND_LIST(SG_WORKAROUND_ENUM)
+#undef SG_WORKAROUND_ENUM
     SG_WORKAROUND_NONE,
 };
 

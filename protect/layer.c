@@ -189,6 +189,11 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
 /* Rank 0's summary: at info every routine it called, at warn (where each
  * reason for leaving a call alone is reported only once) the routines with
  * calls left as they are, and how many. */
+/* "W1-A/W1-B/W2/W3": the summary's columns between plain and left-alone. */
+#define SG_WORKAROUND_COLUMN(id, name) "/" name
+static const char *const workaround_columns = SG_WORKAROUND_LIST(SG_WORKAROUND_COLUMN) + 1;
+#undef SG_WORKAROUND_COLUMN
+
 SG_EXPORT int MPI_Finalize(void)
 {
     sg_pending_finish_all(); /* requests the caller freed before they completed */
@@ -207,16 +212,15 @@ SG_EXPORT int MPI_Finalize(void)
             }
             if (!header++)
                 sg_log(SG_LOG_INFO, NULL,
-                       "summary (rank 0): routine calls triggers(D/G/X) "
-                       "plain/W1-A/W1-B/W2/W3/left-alone");
-            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %lu/%lu/%lu/%lu/%lu/%lu",
-                   sg_routines[r].name, n, atomic_load(&triggers[r][0]),
-                   atomic_load(&triggers[r][1]), atomic_load(&triggers[r][2]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_PLAIN]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_W1A]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_W1B]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_W2]),
-                   atomic_load(&outcomes[r][SG_OUTCOME_W3]), left);
+                       "summary (rank 0): routine calls triggers(D/G/X) plain/%s/left-alone",
+                       workaround_columns);
+            char handled[8 * 24] = "";
+            for (int o = 0, at = 0; o < SG_OUTCOME_COUNT && at < (int)sizeof handled; o++)
+                at += snprintf(handled + at, sizeof handled - (size_t)at, "%s%lu",
+                               o ? "/" : "", atomic_load(&outcomes[r][o]));
+            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %s", sg_routines[r].name, n,
+                   atomic_load(&triggers[r][0]), atomic_load(&triggers[r][1]),
+                   atomic_load(&triggers[r][2]), handled);
         }
     }
     return PMPI_Finalize();

@@ -70,16 +70,24 @@ static inline const struct sg_rules *sg_rules_of(const struct sg_layer *layer,
 void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* How a call was handled, for the MPI_Finalize summary. */
+/* How a call was handled, for the MPI_Finalize summary: plainly (no
+ * trigger), by one of the workarounds, or left alone (triggered, but no
+ * workaround could guarantee the result). */
 enum sg_outcome {
-    SG_OUTCOME_PLAIN,       /* no trigger */
-    SG_OUTCOME_W1A,
-    SG_OUTCOME_W1B,
-    SG_OUTCOME_W2,
-    SG_OUTCOME_W3,
-    SG_OUTCOME_LEFT_ALONE,  /* triggered, but no workaround could guarantee the result */
+    SG_OUTCOME_PLAIN,
+#define SG_OUTCOME_ENUM(id, name) SG_OUTCOME_##id,
+    SG_WORKAROUND_LIST(SG_OUTCOME_ENUM)
+#undef SG_OUTCOME_ENUM
+    SG_OUTCOME_LEFT_ALONE,
     SG_OUTCOME_COUNT
 };
+
+/* The outcome of a call that workaround w ran. */
+static inline enum sg_outcome sg_outcome_of(enum sg_workaround w)
+{
+    _Static_assert((int)SG_OUTCOME_W1A == (int)SG_WORKAROUND_W1A, "the same list");
+    return (enum sg_outcome)w;
+}
 
 void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outcome);
 

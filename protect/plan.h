@@ -6,11 +6,16 @@
 
 #include <stdint.h>
 
+#include "bounds.h"
 #include "collective.h"
 #include "workarounds.h"
 
 enum plan_kind {
-    PLAN_PLAIN, PLAN_W1A, PLAN_W1B, PLAN_W2, PLAN_W3, PLAN_LEFT_ALONE,
+    PLAN_PLAIN,
+#define PLAN_ENUM(id, name) PLAN_##id,
+    SG_WORKAROUND_LIST(PLAN_ENUM)
+#undef PLAN_ENUM
+    PLAN_LEFT_ALONE,
     PLAN_W1B_P2P /* Gatherv/Scatterv/Alltoallv: sg_w1b_p2p, no plan sent */
 };
 

@@ -298,90 +298,308 @@ static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t pr
     return v.cls < 0;
 }
 
-/* `agreed`: the ranks can agree on rounds and windows (all see the same, or
- * a bound is configured so that they talk); without it W1-B may run only as
- * a local change: one window, one round. `reports`: this rank reports the
- * decision (see decide). `*why` gets the reason when the call is left
- * alone. */
+/* ---- What a call yields, and what runs it -------------------------------- */
+
+/* What the detectors found in a call on this rank. */
+struct findings {
+    struct sg_shape sh;
+    struct displs_view recv, send; /* Class D, on the arrays this rank holds */
+    struct verdict v;              /* class G or X from the rules, or D from the arrays */
+    int meets_bound;               /* class G or X, from facts every rank of Allgatherv has */
+    int displs_lost;               /* an array is corrupted beyond recovery (LEFT_DISPLS) */
+};
+
+/* What this rank runs, the same plan as every other rank's. */
+struct decision {
+    struct plan plan;
+    int why;            /* the enum left_reason this rank reports, or -1 */
+    int reports;        /* this rank reports the decision */
+    int triggered_here; /* this rank's own facts meet a trigger */
+    struct sg_described d;
+    struct w1b_fit fit;
+    struct sg_windows told;            /* the root's windows, off the root */
+    const struct sg_windows *windows;  /* what W1-B runs over: fit.win, or told */
+    MPI_Comm copy;                     /* W1-B point to point's private communicator */
+};
+
+/* What choose() knows of a triggered call, for the workarounds' `applies`
+ * and `plan`. `agreed`: the ranks can agree on rounds and windows (all see
+ * the same, or a bound is configured so that they talk); without it W1-B
+ * may run only as a local change: one window, one round. */
+struct choice {
+    const struct sg_call *c;
+    const struct sg_rules *rules;
+    const struct verdict *v;
+    const struct sg_shape *sh;
+    const struct sg_described *d;
+    const struct w1b_fit *fit;
+    int agreed;
+    int exact;          /* splitting cannot change the bits (sg_split_risk) */
+    int members;        /* W1-A's group size (w1a_members) */
+};
+
+/* A workaround as the handler chooses and runs it. The table below lists
+ * them in `auto`'s order of preference: W3, then W2 (one call each), then
+ * W1-B (rounds), then W1-A (groups: its communicators cost a creation on
+ * first use); a row without `applies` is never chosen here (W1-B point to
+ * point: decide() takes it past a bound of Gatherv/Scatterv/Alltoallv).
+ *   name        what the INI calls it (`workaround = NAME`); the outcome in
+ *               the summary is the same one (layer.h)
+ *   kind        the plan it runs
+ *   local       it changes this rank's own description only (W2, W3), so a
+ *               rank whose own facts meet no trigger makes the plain call
+ *   applies     whether it can guarantee the result of this call
+ *   plan        what every rank runs
+ *   unavailable says why not where an entry names it (NULL: the plain words)
+ *   run         returns an MPI error code, or -1 when it refused before
+ *               communicating (the call is then left as it is)
+ *   how         its words in the summary line */
+struct workaround_op {
+    enum sg_workaround name;
+    enum plan_kind kind;
+    int local;
+    int (*applies)(const struct choice *ch);
+    struct plan (*plan)(const struct choice *ch);
+    void (*unavailable)(const struct choice *ch);
+    int (*run)(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+               const struct decision *dc);
+    void (*how)(char *how, size_t size, const struct sg_call *c, const struct decision *dc);
+};
+
+/* W3: Class D alone, where this MPI has the large-count function; not
+ * where the routine has a bound: its problem is inside the MPI, and the
+ * large-count function runs the same code (MPICH 4.0.2's MPI_Scatter_c
+ * crashes like MPI_Scatter). */
+static int w3_allowed(const struct choice *ch)
+{
+    return ch->v->cls == SG_CLASS_D && !ch->rules->bounded;
+}
+
+static int w3_applies(const struct choice *ch)
+{
+    return w3_allowed(ch) && sg_w3_function(ch->c->routine) != NULL;
+}
+
+static struct plan one_call_plan(const struct choice *ch)
+{
+    return (struct plan){0, ch->fit->chunk, 0, 1, 0}; /* the kind from the row */
+}
+
+static void w3_unavailable(const struct choice *ch)
+{
+    const char *routine = sg_routines[ch->c->routine].name;
+    if (w3_allowed(ch))
+        sg_log(SG_LOG_INFO, &w3_missing_once[ch->c->routine],
+               "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
+               "valid workaround", routine, routine);
+    else /* a problem inside the MPI, which its _c function shares */
+        sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
+               "%s: workaround W3 cannot apply to this call; using auto", routine);
+}
+
+static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
+{
+    (void)f;
+    return sg_w3(runner, c, &dc->d);
+}
+
+static void how_w3(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)dc;
+    snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
+}
+
+/* W2: not for a reduction (an op on a k-element type is not defined), nor
+ * where the trigger depends on s. */
+static int w2_applies(const struct choice *ch)
+{
+    return ch->v->w2_valid_trigger && sg_w2_applies(ch->c, ch->d, ch->v->max_count);
+}
+
+static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
+{
+    return sg_w2(runner, c, &dc->d, f->v.max_count);
+}
+
+static void how_w2(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)c;
+    (void)dc;
+    snprintf(how, size, "W2");
+}
+
+/* W1-B: where the chunk cuts this layout and the ranks agree (or it is one
+ * window, one round), and splitting cannot change a reduction's bits. */
+static int w1b_applies(const struct choice *ch)
+{
+    int local = ch->fit->win.count == 1 && ch->fit->rounds == 1;
+    return ch->fit->cuts && (ch->agreed || local) && ch->exact;
+}
+
+static struct plan w1b_plan(const struct choice *ch)
+{
+    return (struct plan){PLAN_W1B, ch->fit->chunk, ch->fit->rounds, ch->fit->win.count, 0};
+}
+
+static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                   const struct decision *dc)
+{
+    (void)f;
+    return sg_w1b(runner, c, &dc->d, (uint64_t)dc->plan.chunk, (uint64_t)dc->plan.rounds,
+                  dc->windows);
+}
+
+static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)c;
+    const struct sg_windows *w = dc->windows;
+    if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
+        snprintf(how, size, "W1-B with displacements rebased");
+    else if (w->of == NULL)
+        snprintf(how, size, "W1-B");
+    else
+        snprintf(how, size, "W1-B over %d displacement window%s", w->count,
+                 w->count == 1 ? "" : "s");
+}
+
+static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
+                       const struct findings *f, const struct decision *dc)
+{
+    (void)f;
+    int err = sg_w1b_p2p(runner, c, &dc->d, dc->plan.chunk, dc->copy);
+    if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
+               "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or more, "
+               "which one call cannot address: the call fails (MPI_ERR_ARG)",
+               sg_routines[c->routine].name, dc->plan.chunk);
+        err = MPI_ERR_ARG;
+    }
+    return err;
+}
+
+static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c,
+                        const struct decision *dc)
+{
+    (void)c;
+    snprintf(how, size, "W1-B (blocks over %" PRId64 " point to point)", dc->plan.chunk);
+}
+
+/* W1-A: groups under a P-dependent (Type-3) bound, or following Class D's
+ * windows; every rank must learn the plan, so only where they agree. */
+static int w1a_may_group(const struct choice *ch)
+{
+    return ch->agreed && ch->members >= 2 &&
+           (ch->members < (int)ch->sh->procs || ch->v->cls == SG_CLASS_D);
+}
+
+static int w1a_applies(const struct choice *ch)
+{
+    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, NULL);
+}
+
+/* W1-A's groups of a blocking call in the I-form where that form allows
+ * them (`together`): each sub-call is at most the call's n over at most
+ * `members`. */
+static struct plan w1a_plan(const struct choice *ch)
+{
+    struct plan p = {PLAN_W1A, ch->members, ch->fit->win.of != NULL, ch->fit->win.count, 0};
+    if (!sg_is_nonblocking(ch->c->routine))
+        p.together = routine_allows(sg_in_form_of(ch->c->routine, SG_MPI_Ibcast), ch->sh->s,
+                                    ch->sh->n, (uint64_t)ch->members);
+    return p;
+}
+
+static void w1a_unavailable(const struct choice *ch)
+{
+    const char *why = "the bound does not depend on P";
+    if (w1a_may_group(ch))
+        sg_w1a_applies(ch->c, ch->d, ch->members, &why);
+    sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
+           "%s: workaround W1-A cannot apply to this call (%s); using auto",
+           sg_routines[ch->c->routine].name,
+           ch->members < 2 && ch->v->cls != SG_CLASS_X ? "no group of 2 is under the bound"
+           : !ch->agreed                               ? "the routine has no entry of its own"
+                                                       : why);
+}
+
+static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                   const struct decision *dc)
+{
+    (void)f;
+    return sg_w1a(runner, c, &dc->d, (int)dc->plan.chunk, dc->windows);
+}
+
+static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+{
+    (void)c;
+    snprintf(how, size, "W1-A (groups of %d)", (int)dc->plan.chunk);
+}
+
+static const struct workaround_op workarounds[] = {
+    {SG_WORKAROUND_W3, PLAN_W3, 1, w3_applies, one_call_plan, w3_unavailable, run_w3, how_w3},
+    {SG_WORKAROUND_W2, PLAN_W2, 1, w2_applies, one_call_plan, NULL, run_w2, how_w2},
+    {SG_WORKAROUND_W1B, PLAN_W1B, 0, w1b_applies, w1b_plan, NULL, run_w1b, how_w1b},
+    {SG_WORKAROUND_W1A, PLAN_W1A, 0, w1a_applies, w1a_plan, w1a_unavailable, run_w1a, how_w1a},
+    {SG_WORKAROUND_W1B, PLAN_W1B_P2P, 0, NULL, NULL, NULL, run_w1b_p2p, how_w1b_p2p},
+};
+#define WORKAROUNDS (sizeof workarounds / sizeof *workarounds)
+
+static const struct workaround_op *workaround_named(enum sg_workaround name)
+{
+    for (size_t i = 0; i < WORKAROUNDS; i++)
+        if (workarounds[i].name == name && workarounds[i].applies != NULL)
+            return &workarounds[i];
+    return NULL;
+}
+
+static const struct workaround_op *workaround_of(enum plan_kind kind)
+{
+    for (size_t i = 0; i < WORKAROUNDS; i++)
+        if (workarounds[i].kind == kind)
+            return &workarounds[i];
+    return NULL;
+}
+
+static struct plan plan_of(const struct workaround_op *op, const struct choice *ch)
+{
+    struct plan p = op->plan(ch);
+    p.kind = op->kind;
+    return p;
+}
+
+/* `reports`: this rank reports the decision (see decide). `*why` gets the
+ * reason when the call is left alone. */
 static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                           const struct verdict *v, const struct sg_shape *sh,
                           const struct sg_described *d, const struct w1b_fit *fit, int agreed,
                           int reports, int *why)
 {
-    const char *routine = sg_routines[c->routine].name;
-    int w2 = v->w2_valid_trigger && sg_w2_applies(c, d, v->max_count);
-    int local = fit->win.count == 1 && fit->rounds == 1;
     /* a reduction whose bits could change when split: neither W1-B nor W1-A */
-    int exact = sg_split_risk(c) == NULL;
-    int w1b = fit->cuts && (agreed || local) && exact;
-    struct plan p = {PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
-
-    /* W3: Class D alone, where this MPI has the large-count function. */
-    /* not where the routine has a bound: its problem is inside the MPI, and the
-     * large-count function runs the same code (MPICH 4.0.2's MPI_Scatter_c
-     * crashes like MPI_Scatter) */
-    int w3_allowed = v->cls == SG_CLASS_D && !rules->bounded;
-    int w3 = w3_allowed && sg_w3_function(c->routine);
-    /* W1-A: groups under a P-dependent (Type-3) bound, or following Class D's
-     * windows; every rank must learn the plan, so only where they talk. */
-    int members = w1a_members(rules, v, sh);
-    const char *w1a_why = "the bound does not depend on P";
-    int w1a = agreed && members >= 2 && (members < (int)sh->procs || v->cls == SG_CLASS_D) &&
-              sg_w1a_applies(c, d, members, &w1a_why);
-
-    const int can[] = {[SG_WORKAROUND_W3] = w3, [SG_WORKAROUND_W2] = w2,
-                       [SG_WORKAROUND_W1B] = w1b, [SG_WORKAROUND_W1A] = w1a};
+    struct choice ch = {c, rules, v, sh, d, fit, agreed, sg_split_risk(c) == NULL,
+                        w1a_members(rules, v, sh)};
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
         return (struct plan){PLAN_PLAIN, 0, 0, 1, 0};
-    if (want == SG_WORKAROUND_W1A && !w1a) {
-        if (reports)
+    if (want != SG_WORKAROUND_AUTO) {
+        const struct workaround_op *named = workaround_named(want);
+        if (named != NULL && named->applies(&ch))
+            return plan_of(named, &ch);
+        if (reports && named != NULL && named->unavailable != NULL)
+            named->unavailable(&ch);
+        else if (reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-                   "%s: workaround W1-A cannot apply to this call (%s); using auto", routine,
-                   members < 2 && v->cls != SG_CLASS_X ? "no group of 2 is under the bound"
-                   : !agreed                           ? "the routine has no entry of its own"
-                                                       : w1a_why);
-        want = SG_WORKAROUND_AUTO;
-    } else if (want == SG_WORKAROUND_W3 && !w3 && w3_allowed) {
-        if (reports)
-            sg_log(SG_LOG_INFO, &w3_missing_once[c->routine],
-                   "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
-                   "valid workaround", routine, routine);
-        want = SG_WORKAROUND_AUTO;
-    } else if (want != SG_WORKAROUND_AUTO && !can[want]) {
-        /* e.g. W2 for a reduction: an op on a k-element type is not defined;
-         * W3 for a problem inside the MPI, which its _c function shares */
-        if (reports)
-            sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-                   "%s: workaround %s cannot apply to this call; using auto", routine,
-                   sg_workaround_name(want));
-        want = SG_WORKAROUND_AUTO;
+                   "%s: workaround %s cannot apply to this call; using auto",
+                   sg_routines[c->routine].name, sg_workaround_name(want));
     }
-    /* auto: W3, then W2 (one call each), then W1-B (rounds), then W1-A
-     * (groups: its communicators cost a creation on first use) */
-    static const enum sg_workaround preference[] = {SG_WORKAROUND_W3, SG_WORKAROUND_W2,
-                                                    SG_WORKAROUND_W1B, SG_WORKAROUND_W1A};
-    const struct plan plans[] = {
-        [SG_WORKAROUND_W3] = {PLAN_W3, fit->chunk, 0, 1, 0},
-        [SG_WORKAROUND_W2] = {PLAN_W2, fit->chunk, 0, 1, 0},
-        [SG_WORKAROUND_W1B] = {PLAN_W1B, fit->chunk, fit->rounds, fit->win.count, 0},
-        [SG_WORKAROUND_W1A] = {PLAN_W1A, members, fit->win.of != NULL, fit->win.count, 0}};
-    for (size_t i = 0; want == SG_WORKAROUND_AUTO && i < sizeof preference / sizeof *preference;
-         i++)
-        if (can[preference[i]])
-            want = preference[i];
-    if (want != SG_WORKAROUND_AUTO)
-        p = plans[want];
-    else
-        *why = !exact                 ? LEFT_SPLIT_RISK
-               : fit->cuts && !agreed ? LEFT_NEEDS_MESSAGE
-                                      : LEFT_NO_WORKAROUND;
-    /* W1-A's groups of a blocking call in the I-form: each sub-call is at
-     * most the call's n over at most `members` */
-    if (p.kind == PLAN_W1A && !sg_is_nonblocking(c->routine))
-        p.together = routine_allows((enum sg_routine)(c->routine | 1), sh->s, sh->n,
-                                    (uint64_t)members);
-    return p;
+    for (size_t i = 0; i < WORKAROUNDS; i++)
+        if (workarounds[i].applies != NULL && workarounds[i].applies(&ch))
+            return plan_of(&workarounds[i], &ch);
+    *why = !ch.exact                   ? LEFT_SPLIT_RISK
+           : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
+                                     : LEFT_NO_WORKAROUND;
+    return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
 }
 
 /* ---- Reports and the hot path ------------------------------------------ */
@@ -498,15 +716,6 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
 
 /* ---- Detect ------------------------------------------------------------- */
 
-/* What the detectors found in a call on this rank. */
-struct findings {
-    struct sg_shape sh;
-    struct displs_view recv, send; /* Class D, on the arrays this rank holds */
-    struct verdict v;              /* class G or X from the rules, or D from the arrays */
-    int meets_bound;               /* class G or X, from facts every rank of Allgatherv has */
-    int displs_lost;               /* an array is corrupted beyond recovery (LEFT_DISPLS) */
-};
-
 /* Returns 0, or -1 when the call passes through as it is: an
  * intercommunicator, or an argument that MPI itself will report. */
 static int detect(const struct sg_call *c, const struct sg_rules *rules, struct findings *f)
@@ -532,19 +741,6 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
 }
 
 /* ---- Decide ------------------------------------------------------------- */
-
-/* What this rank runs, the same plan as every other rank's. */
-struct decision {
-    struct plan plan;
-    int why;            /* the enum left_reason this rank reports, or -1 */
-    int reports;        /* this rank reports the decision */
-    int triggered_here; /* this rank's own facts meet a trigger */
-    struct sg_described d;
-    struct w1b_fit fit;
-    struct sg_windows told;            /* the root's windows, off the root */
-    const struct sg_windows *windows;  /* what W1-B runs over: fit.win, or told */
-    MPI_Comm copy;                     /* W1-B point to point's private communicator */
-};
 
 /* Returns an MPI error code (of making the private communicator, or of the
  * agreement): MPI's own failure, on a collective call, as MPI reports it. */
@@ -627,124 +823,20 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
 
 /* ---- Run ---------------------------------------------------------------- */
 
-/* A workaround as the handler runs it, one row per plan: its outcome in the
- * layer's summary, what the summary calls it, and its run over the call's
- * description. `local`: it changes this rank's own description only (W2,
- * W3), so a rank whose own facts meet no trigger makes the plain call.
- * `run` returns an MPI error code, or -1 when it refused before
- * communicating (the call is then left as it is). */
-struct workaround_run {
-    enum sg_outcome outcome;
-    int local;
-    int (*run)(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-               const struct decision *dc);
-    void (*how)(char *how, size_t size, const struct sg_call *c, const struct decision *dc);
-};
-
-static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                   const struct decision *dc)
-{
-    (void)f;
-    return sg_w1a(runner, c, &dc->d, (int)dc->plan.chunk, dc->windows);
-}
-
-static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
-{
-    (void)c;
-    snprintf(how, size, "W1-A (groups of %d)", (int)dc->plan.chunk);
-}
-
-static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                   const struct decision *dc)
-{
-    (void)f;
-    return sg_w1b(runner, c, &dc->d, (uint64_t)dc->plan.chunk, (uint64_t)dc->plan.rounds,
-                  dc->windows);
-}
-
-static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
-{
-    (void)c;
-    const struct sg_windows *w = dc->windows;
-    if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
-        snprintf(how, size, "W1-B with displacements rebased");
-    else if (w->of == NULL)
-        snprintf(how, size, "W1-B");
-    else
-        snprintf(how, size, "W1-B over %d displacement window%s", w->count,
-                 w->count == 1 ? "" : "s");
-}
-
-static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
-                       const struct findings *f, const struct decision *dc)
-{
-    (void)f;
-    int err = sg_w1b_p2p(runner, c, &dc->d, dc->plan.chunk, dc->copy);
-    if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
-               "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or more, "
-               "which one call cannot address: the call fails (MPI_ERR_ARG)",
-               sg_routines[c->routine].name, dc->plan.chunk);
-        err = MPI_ERR_ARG;
-    }
-    return err;
-}
-
-static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c,
-                        const struct decision *dc)
-{
-    (void)c;
-    snprintf(how, size, "W1-B (blocks over %" PRId64 " point to point)", dc->plan.chunk);
-}
-
-static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    return sg_w2(runner, c, &dc->d, f->v.max_count);
-}
-
-static void how_w2(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
-{
-    (void)c;
-    (void)dc;
-    snprintf(how, size, "W2");
-}
-
-static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    return sg_w3(runner, c, &dc->d);
-}
-
-static void how_w3(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
-{
-    (void)dc;
-    snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
-}
-
-static const struct workaround_run workaround_runs[] = {
-    [PLAN_W1A] = {SG_OUTCOME_W1A, 0, run_w1a, how_w1a},
-    [PLAN_W1B] = {SG_OUTCOME_W1B, 0, run_w1b, how_w1b},
-    [PLAN_W1B_P2P] = {SG_OUTCOME_W1B, 0, run_w1b_p2p, how_w1b_p2p},
-    [PLAN_W2] = {SG_OUTCOME_W2, 1, run_w2, how_w2},
-    [PLAN_W3] = {SG_OUTCOME_W3, 1, run_w3, how_w3},
-};
-
 /* Run the plan (PLAN_PLAIN and PLAN_LEFT_ALONE: the call as it is). An
  * I-form's workaround starts its sub-calls and returns a request over them
  * (pending.h), except for a Fortran caller on Open MPI. */
 static int run(const struct sg_call *c, const struct findings *f, const struct decision *dc,
                enum sg_outcome *outcome)
 {
-    const struct workaround_run *w = &workaround_runs[dc->plan.kind];
+    const struct workaround_op *w = workaround_of((enum plan_kind)dc->plan.kind);
     *outcome = SG_OUTCOME_PLAIN;
     if (dc->plan.kind == PLAN_LEFT_ALONE) {
         report_left_alone(c, &f->sh, dc->why, dc->reports, dc->fit.win.count);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
     }
-    if (w->run == NULL || (w->local && !dc->triggered_here))
+    if (w == NULL || (w->local && !dc->triggered_here))
         return sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
     runner.allows = routine_allows;
@@ -757,7 +849,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
     }
-    *outcome = w->outcome;
+    *outcome = sg_outcome_of(w->name);
     if (c->request == NULL)
         return err;
     /* A blocking runner has finished its sub-calls: its request is complete
@@ -778,7 +870,7 @@ static void report(const struct sg_call *c, const struct findings *f, const stru
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
         sg_layer()->log_level >= SG_LOG_INFO && sh->is_root && (c->root >= 0 || sh->rank == 0)) {
         char how[64];
-        workaround_runs[dc->plan.kind].how(how, sizeof how, c, dc);
+        workaround_of((enum plan_kind)dc->plan.kind)->how(how, sizeof how, c, dc);
         sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
                sg_routines[c->routine].name,
                f->v.cls >= 0 ? sg_class_name((enum sg_class)f->v.cls) : "-", sh->n, sh->s,
