@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# check-section.sh INI ROUTINE N_TRUE [KEY=VALUE...] [true_bound=B:K]
+# check-section.sh STAGE_BIN INI ROUTINE N_TRUE [KEY=VALUE...] [true_bound=B:K]
 #
-# Checks the [ROUTINE] section the probe wrote into INI (after
-# `scaleguard-ini check`, which the caller runs): every KEY=VALUE is there;
+# Checks the [ROUTINE] entry the probe wrote into INI, as the layer reads it
+# (STAGE_BIN/scaleguard-ini dump): every KEY=VALUE is there;
 # the safe count is within one step of the true bound N_TRUE (in the layer's
 # n), safe_count <= N_TRUE < safe_count + delta (N_TRUE `-`: not checked);
 # and with true_bound=B:K the bound is within one step of the true trigger
@@ -10,13 +10,11 @@
 # trigger value, s*P for snP, 1 for n). Exit 0 when all holds.
 set -euo pipefail
 
-ini=$1 routine=$2 n_true=$3
-shift 3
-# KEY=VALUE lines of [ROUTINE], as the INI writer lays them out.
-section=$(awk -v header="[$routine]" '
-  $0 == header { inside = 1; next }
-  /^\[/ { inside = 0 }
-  inside && / = / { sub(/ = /, "="); print }' "$ini")
+bin=$1 ini=$2 routine=$3 n_true=$4
+shift 4
+# KEY=VALUE lines of the entry [ROUTINE].
+section=$("$bin/scaleguard-ini" dump "$ini" |
+  awk -F '\t' -v s="$routine" '$1 == s { for (i = 2; i <= NF; i++) print $i; exit }')
 value() { sed -n "s/^$1=//p" <<<"$section"; }
 status=0
 safe=$(value safe_count) delta=$(value delta) bound=$(value bound)

@@ -12,4 +12,4 @@ source_dir=$1 bin=$2 mpi=$3 name=$4 routine=$5 n_true=$6
 shift 6
 "$source_dir/scripts/probe-platform.sh" --bin "$bin" --output "$name.ini" --state "$name.state" \
   --routine "$routine" "$mpi" | tee "$name-$routine.out"
-"$(dirname "$0")/check-section.sh" "$name.ini" "$routine" "$n_true" "$@"
+"$(dirname "$0")/check-section.sh" "$bin" "$name.ini" "$routine" "$n_true" "$@"

@@ -25,4 +25,4 @@ rm -rf "$name.ini" "$name.state"
 "$bin/scaleguard-probe" --output "$name.ini" --state "$name.state" "$@" | tee "$name.out"
 "$bin/scaleguard-ini" check "$name.ini"
 
-exec "$(dirname "$0")/check-section.sh" "$name.ini" "$collective" "$n_true" "${expected[@]}"
+exec "$(dirname "$0")/check-section.sh" "$bin" "$name.ini" "$collective" "$n_true" "${expected[@]}"

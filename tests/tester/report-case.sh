@@ -37,12 +37,11 @@ rm -rf "$out" "$out.tsv"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-# The routine's row against the INI (its first section).
+# The routine's row against the INI (its first entry, as the layer reads it).
 value() {
-  awk -v header="[$routine]" -v key="$1" '
-    $0 == header { inside = 1; next }
-    /^\[/ { inside = 0 }
-    inside && $1 == key && $2 == "=" { print $3; exit }' "$ini"
+  "$bin/scaleguard-ini" dump "$ini" | awk -F '\t' -v s="$routine" -v key="$1=" '
+    $1 == s { for (i = 2; i <= NF; i++) if (index($i, key) == 1) print substr($i, length(key) + 1)
+              exit }'
 }
 class=$(value class) trigger=$(value trigger) bound=$(value bound) failure=$(value failure)
 [[ -n $class && -n $bound ]] || fail "$ini has no class or bound for $routine"
