@@ -191,7 +191,7 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
  * calls left as they are, and how many. */
 /* "W1-A/W1-B/W2/W3": the summary's columns between plain and left-alone. */
 #define SG_WORKAROUND_COLUMN(id, name) "/" name
-static const char *const workaround_columns = SG_WORKAROUND_LIST(SG_WORKAROUND_COLUMN) + 1;
+static const char *const workaround_columns = &(SG_WORKAROUND_LIST(SG_WORKAROUND_COLUMN))[1];
 #undef SG_WORKAROUND_COLUMN
 
 SG_EXPORT int MPI_Finalize(void)
