@@ -49,7 +49,7 @@ static uint64_t message_count(const struct sg_call_side *side, int procs, int ra
     uint64_t n = 0;
     switch (side->layout) {
     case SG_SIDE_SINGLE:
-        return count_of(side->counts ? side->counts[rank] : side->count);
+        return count_of(sg_single_count(side, rank));
     case SG_SIDE_V:
         for (int i = 0; i < procs; i++)
             n = count_of(side->counts[i]) > n ? count_of(side->counts[i]) : n;

@@ -143,6 +143,13 @@ static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg
     }
 }
 
+/* The count of a SINGLE side on this rank: `count`, or counts[rank] where
+ * it has counts (Reduce_scatter's result). */
+static inline int sg_single_count(const struct sg_call_side *side, int rank)
+{
+    return side->counts ? side->counts[rank] : side->count;
+}
+
 /* n, s and P of a call on this rank (DESIGN.md "Notation"): n is the count
  * of one message (for v-routines the largest per-rank count this rank can
  * see; for Reduce_scatter(_block) the whole vector reduced), s the size in

@@ -69,7 +69,7 @@ static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displ
 {
     int single = s->layout == SG_SIDE_SINGLE;
     return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
-                            .count = single && s->counts ? s->counts[rank] : s->count,
+                            .count = single ? sg_single_count(s, rank) : s->count,
                             .counts = single ? NULL : s->counts,
                             .displs = s->layout == SG_SIDE_V ? displs : NULL, .type = s->type};
 }

@@ -295,7 +295,7 @@ static void corrupt_received(const struct sg_call *c)
     sg_call_sides(c, is_root, &send, &recv);
     MPI_Aint block = -1;
     if (recv.layout == SG_SIDE_SINGLE && !(is_root && sg_routines[c->routine].send == SG_SIDE_NONE))
-        block = (recv.counts ? recv.counts[rank] : recv.count) > 0 ? 0 : -1;
+        block = sg_single_count(&recv, rank) > 0 ? 0 : -1;
     else if (recv.layout == SG_SIDE_REGULAR || recv.layout == SG_SIDE_V)
         block = first_block(recv.count, recv.counts, recv.displs, procs, own);
     MPI_Aint lb, extent, true_lb, true_extent;
