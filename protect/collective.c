@@ -89,9 +89,22 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
         n = sent > n ? sent : n;
     }
     int size;
-    if ((err = PMPI_Type_size(side->type, &size)) != MPI_SUCCESS)
+    uint64_t elements, other;
+    if ((err = PMPI_Type_size(side->type, &size)) != MPI_SUCCESS ||
+        (err = sg_type_elements(side->type, &elements)) != MPI_SUCCESS)
         return err;
-    shape->n = n;
-    shape->s = (uint64_t)size;
+    shape->elements = shape->elements_min = shape->elements_max = elements;
+    const struct sg_call_side *more = side == &recv ? &send : &recv;
+    if (more->layout != SG_SIDE_NONE && !more->in_place && more->type != side->type) {
+        if ((err = sg_type_elements(more->type, &other)) != MPI_SUCCESS)
+            return err;
+        shape->elements_min = other < elements ? other : elements;
+        shape->elements_max = other > elements ? other : elements;
+    }
+    uint64_t product;
+    shape->count = n;
+    shape->size = (uint64_t)size;
+    shape->n = __builtin_mul_overflow(n, elements, &product) ? UINT64_MAX : product;
+    shape->s = elements ? ((uint64_t)size + elements - 1) / elements : 0;
     return MPI_SUCCESS;
 }

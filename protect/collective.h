@@ -150,17 +150,31 @@ static inline int sg_single_count(const struct sg_call_side *side, int rank)
     return side->counts ? side->counts[rank] : side->count;
 }
 
-/* n, s and P of a call on this rank (DESIGN.md "Notation"): n is the count
- * of one message (for v-routines the largest per-rank count this rank can
- * see; for Reduce_scatter(_block) the whole vector reduced), s the size in
- * bytes of its datatype, P the communicator's size. Returns an MPI error
- * code. */
+/* How many basic elements one element of `type` holds: the length of its
+ * type signature (type_elements.c). Returns an MPI error code. */
+int sg_type_elements(MPI_Datatype type, uint64_t *elements);
+
+/* n, s and P of a call on this rank (DESIGN.md "Notation"), in basic
+ * elements, which every rank counts alike whatever datatypes they pass
+ * (12 x MPI_DOUBLE on one rank against 1 x a vector of 12 doubles on
+ * another: n = 12, s = 8 on both): n is the number of basic elements of
+ * one message (for v-routines of the largest per-rank block this rank can
+ * see; for Reduce_scatter(_block) of the whole vector reduced), s the bytes
+ * per basic element (rounded up for a signature that mixes sizes), P the
+ * communicator's size. `elements` is the signature length of the datatype
+ * n was counted in; `elements_min`/`elements_max` span those of every
+ * datatype this rank passes (its sides without MPI_IN_PLACE), which the
+ * ranks compare before they cut elements (protect.c); `count` and `size`
+ * are n and s as the MPI itself sees them on this rank, in elements of that
+ * datatype. Returns an MPI error code. */
 struct sg_shape {
     uint64_t n;
     uint64_t s;
     uint64_t procs;
     int rank;
     int is_root; /* rank == root, or 1 for routines without a root */
+    uint64_t elements, elements_min, elements_max;
+    uint64_t count, size;
 };
 
 int sg_call_shape(const struct sg_call *c, struct sg_shape *shape);

@@ -40,6 +40,8 @@ enum left_reason {
     LEFT_NEEDS_MESSAGE, /* W1-B needs windows the non-roots could learn only from the root */
     LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
     LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
+    LEFT_TOO_MANY_ROUNDS, /* W1-B would make more sub-calls than W1B_MAX_SUBCALLS */
+    LEFT_MIXED_TYPES,   /* the ranks' datatypes differ so that they would not cut alike */
     LEFT_REASONS
 };
 
@@ -49,14 +51,16 @@ enum left_reason {
  * layout. */
 struct w1b_fit {
     int64_t chunk, rounds;
-    int cuts; /* the chunk is > 0 and this rank's layout can be cut */
+    int cuts;     /* the chunk is > 0, this rank's layout can be cut, and not too often */
+    int too_many; /* it would take more than W1B_MAX_SUBCALLS sub-calls (protect.c) */
     struct sg_windows win;
 };
 
 /* The agreement of a call whose ranks cannot work out their part alone
  * (`talks` in decide, protect.c), so never for Class D alone: Gatherv/Scatterv's
- * root sends its plan (and windows) in a Bcast; Allgatherv's ranks compare
- * their needs and windows in one Allreduce. Updates *plan and *why; off the
+ * root sends its plan in an Allreduce (and windows after it); Allgatherv's
+ * ranks compare their needs and windows in one Allreduce. Both compare the
+ * ranks' datatypes' signature lengths too (sg_shape). Updates *plan and *why; off the
  * root of Gatherv/Scatterv, *told gets what the root said and *windows
  * points to it. Returns an MPI error code. */
 int sg_agree_on_plan(const struct sg_call *c, const struct sg_shape *sh,

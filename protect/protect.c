@@ -18,7 +18,7 @@
  *    agree. Allgatherv: one Allreduce of every rank's need (any rank's need
  *    for W1-B makes every rank cut), paid only on calls that meet a bound
  *    (class G or X), as every rank sees every count. W1-A's groups of
- *    Gatherv/Scatterv follow the root's plan, a Bcast on every call, sent
+ *    Gatherv/Scatterv follow the root's plan, an Allreduce on every call, sent
  *    only where an entry names W1-A. Routines without a bound, the common
  *    case, and Class D entries never send anything extra.
  *  - W1-B of a Class D layout with no factor for W2 (see "Class D by
@@ -47,8 +47,8 @@ SG_COLLECTIVES(SG_DEFINE_WRAPPER)
 #define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
 #define LEFT_ONCE_OF_ROUTINE(...) \
     {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, \
-     ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
-_Static_assert(LEFT_REASONS == 7, "one ATOMIC_FLAG_INIT per reported reason");
+     ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
+_Static_assert(LEFT_REASONS == 9, "one ATOMIC_FLAG_INIT per reported reason");
 static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
     SG_ROUTINE_LIST(LEFT_ONCE_OF_ROUTINE)};
 
@@ -93,9 +93,14 @@ static int check_displs(struct displs_view *v, int procs, enum sg_routine routin
     struct sg_displs_report r =
         sg_displs_recover(v->counts, v->displs, (size_t)procs, v->intended);
     if (r.status == SG_DISPLS_UNRECOVERABLE) {
-        /* only a rank that holds the array gets here: the one deciding */
-        sg_log(SG_LOG_WARN, &left_once[routine][LEFT_DISPLS],
-               "%s: displacement %zu looks corrupted but %s" LEFT_ALONE_SUFFIX,
+        /* Only a rank that holds the array gets here: the one deciding. An
+         * int array that wrapped always recovers (DESIGN.md, "Class D"), so
+         * this is a layout MPI allows (blocks in any order, overlapping
+         * send blocks), not a wrap: nothing to warn about. */
+        sg_log(SG_LOG_INFO, &left_once[routine][LEFT_DISPLS],
+               "%s: displacement %zu is below an earlier one, which a wrapped int array "
+               "cannot explain (%s): a legal layout (MPI allows blocks in any order), not a "
+               "wrapped one" LEFT_ALONE_SUFFIX,
                sg_routines[routine].name, r.index, r.reason);
         return -1;
     }
@@ -123,7 +128,7 @@ static const int64_t *widened(struct displs_view *v, int procs)
 struct verdict {
     int cls;                       /* triggered class, or -1 */
     const struct sg_bound_entry *entry; /* the entry that triggered (NULL for D) */
-    uint64_t max_count;            /* the largest n every entry allows */
+    uint64_t max_count;            /* the largest n every entry allows, in basic elements */
     int w2_valid_trigger;          /* the trigger does not depend on s */
 };
 
@@ -161,6 +166,14 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
                        routine, e->type_size, e->procs, sh->s, sh->procs, allowed);
         }
     }
+}
+
+/* A count of basic elements in elements of this rank's datatype (rounded
+ * down): what the workarounds count in. The same on every rank once the
+ * ranks have found that their datatypes hold alike many (decide). */
+static uint64_t own(uint64_t basic, const struct sg_shape *sh)
+{
+    return sh->elements > 1 ? basic / sh->elements : basic;
 }
 
 /* ---- The plan ----------------------------------------------------------- */
@@ -273,29 +286,55 @@ static int windows_computed_alike(enum sg_routine r)
  * stops mattering. */
 #define REDUCTION_PIECE_BYTES ((uint64_t)256 << 20)
 
+/* The most sub-calls W1-B makes of one call (rounds times windows). Past
+ * it the call is left alone: a bound met by a tiny message would turn one
+ * call into hundreds of thousands, each holding a request and its state in
+ * an I-form. A real bound (2^31 bytes and up) reaches it at 2 TiB. The
+ * count follows from facts every rank shares, so every rank stops alike. */
+#define W1B_MAX_SUBCALLS 1024
+
 static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d,
                               const struct sg_shape *sh, int reduction)
 {
-    uint64_t chunk = v->max_count / (uint64_t)d->per_block_factor;
-    uint64_t piece = REDUCTION_PIECE_BYTES / (sh->s ? sh->s : 1) / (uint64_t)d->per_block_factor;
+    uint64_t chunk = own(v->max_count, sh) / (uint64_t)d->per_block_factor;
+    uint64_t element_bytes = sh->s * (sh->elements ? sh->elements : 1);
+    uint64_t piece =
+        REDUCTION_PIECE_BYTES / (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
     if (reduction && chunk > piece && piece > 0)
         chunk = piece;
     struct w1b_fit f = {.chunk = chunk > INT_MAX ? INT_MAX : (int64_t)chunk};
-    f.rounds = (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk);
+    f.rounds = f.chunk > 0 ? (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk) : 0;
     int planned = sg_windows_plan(d, sh->rank, &f.win);
-    f.cuts = f.chunk > 0 && planned == MPI_SUCCESS;
+    f.too_many = f.chunk > 0 && planned == MPI_SUCCESS &&
+                 (uint64_t)f.rounds * (uint64_t)f.win.count > W1B_MAX_SUBCALLS;
+    f.cuts = f.chunk > 0 && planned == MPI_SUCCESS && !f.too_many;
     return f;
 }
 
-/* sg_routine_allows, for the workarounds: whether no entry of routine r
- * triggers for such a call. Its inplace = yes entries count too: whether
- * the sub-call is in place is not asked (the conservative reading). */
-static int routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
+/* Whether no entry of routine r triggers for a call of n basic elements of
+ * s bytes over `procs`. Its inplace = yes entries count too: whether the
+ * sub-call is in place is not asked (the conservative reading). */
+static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
     struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1};
     struct verdict v;
     judge(&sg_layer()->rules.all[r], &sh, sg_routines[r].name, &v);
     return v.cls < 0;
+}
+
+/* sg_routine_allows, for the workarounds: the same for n elements of
+ * `type` (an MPI error in measuring it: not allowed). */
+static int routine_allows(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs)
+{
+    int size;
+    uint64_t elements, basic;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        sg_type_elements(type, &elements) != MPI_SUCCESS)
+        return 0;
+    if (elements == 0)
+        return 1; /* nothing to move */
+    basic = __builtin_mul_overflow(n, elements, &basic) ? UINT64_MAX : basic;
+    return allows_basic(r, ((uint64_t)size + elements - 1) / elements, basic, procs);
 }
 
 /* ---- What a call yields, and what runs it -------------------------------- */
@@ -414,13 +453,13 @@ static void how_w3(char *how, size_t size, const struct sg_call *c, const struct
  * where the trigger depends on s. */
 static int w2_applies(const struct choice *ch)
 {
-    return ch->v->w2_valid_trigger && sg_w2_applies(ch->c, ch->d, ch->v->max_count);
+    return ch->v->w2_valid_trigger && sg_w2_applies(ch->c, ch->d, own(ch->v->max_count, ch->sh));
 }
 
 static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
                   const struct decision *dc)
 {
-    return sg_w2(runner, c, &dc->d, f->v.max_count);
+    return sg_w2(runner, c, &dc->d, own(f->v.max_count, &f->sh));
 }
 
 static void how_w2(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
@@ -506,8 +545,8 @@ static struct plan w1a_plan(const struct choice *ch)
 {
     struct plan p = {PLAN_W1A, ch->members, ch->fit->win.of != NULL, ch->fit->win.count, 0};
     if (!sg_is_nonblocking(ch->c->routine))
-        p.together = routine_allows(sg_in_form_of(ch->c->routine, SG_MPI_Ibcast), ch->sh->s,
-                                    ch->sh->n, (uint64_t)ch->members);
+        p.together = allows_basic(sg_in_form_of(ch->c->routine, SG_MPI_Ibcast), ch->sh->s,
+                                  ch->sh->n, (uint64_t)ch->members);
     return p;
 }
 
@@ -596,7 +635,8 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     for (size_t i = 0; i < WORKAROUNDS; i++)
         if (workarounds[i].applies != NULL && workarounds[i].applies(&ch))
             return plan_of(&workarounds[i], &ch);
-    *why = !ch.exact                   ? LEFT_SPLIT_RISK
+    *why = !ch.exact                 ? LEFT_SPLIT_RISK
+           : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
                                      : LEFT_NO_WORKAROUND;
     return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
@@ -622,6 +662,17 @@ static void report_left_alone(const struct sg_call *c, const struct sg_shape *sh
                ", P=%d): splitting this reduction could change it, as %s"
                LEFT_ALONE_SUFFIX,
                name, sh->n, sh->s, (int)sh->procs, sg_split_risk(c));
+    else if (why == LEFT_TOO_MANY_ROUNDS && reports)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_TOO_MANY_ROUNDS],
+               "%s: W1-B would cut this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d) into more "
+               "than %d sub-calls" LEFT_ALONE_SUFFIX,
+               name, sh->n, sh->s, (int)sh->procs, W1B_MAX_SUBCALLS);
+    else if (why == LEFT_MIXED_TYPES && reports)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_MIXED_TYPES],
+               "%s: the ranks pass different datatypes for the same data (e.g. 12 doubles "
+               "against 1 vector of 12), which no workaround cuts alike (n=%" PRIu64
+               ", s=%" PRIu64 ", P=%d)" LEFT_ALONE_SUFFIX,
+               name, sh->n, sh->s, (int)sh->procs);
     else if (why == LEFT_CANNOT_CUT)
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_CANNOT_CUT],
                "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
@@ -742,6 +793,41 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
 
 /* ---- Decide ------------------------------------------------------------- */
 
+/* Ranks may describe the same data with different datatypes (12 x
+ * MPI_DOUBLE at the root, 1 x a vector of 12 doubles elsewhere). The
+ * trigger is met alike (it counts basic elements, sg_call_shape), but what
+ * each rank chooses need not be: W1-B cuts in elements of each rank's own
+ * datatype, and whether W1-A applies can depend on it (a receive type with
+ * holes). One-call plans (the call itself, W2, W3) match whatever each
+ * rank picks among them; the others must be the same everywhere. So where
+ * every rank decides alone (the regular routines), a blocking call that
+ * meets a bound costs one Allreduce, in which the ranks compare how many
+ * basic elements their datatypes hold and which multi-call plan they chose;
+ * if either differs, every rank makes the call as it is. Not for reductions, whose datatype
+ * the standard makes the same on every rank; Allgatherv's agreement and
+ * Gatherv/Scatterv's plan carry the same comparison (plan_agreement.c),
+ * and their blocks over the chunk move whole. Not in the I-forms, which
+ * must not wait for the other ranks inside the call: there the ranks are
+ * assumed to pass datatypes of one signature length (README, "Known
+ * limits"). */
+static int compares_choices(enum sg_routine r)
+{
+    const struct sg_routine_info *info = &sg_routines[r];
+    return info->knows == SG_KNOWS_ALL && !info->reduction && !sg_is_nonblocking(r);
+}
+
+static int same_choices(const struct sg_call *c, const struct sg_shape *sh,
+                        const struct plan *plan, int *same)
+{
+    int64_t several = plan->kind == PLAN_W1A || plan->kind == PLAN_W1B ? plan->kind : 0;
+    int64_t mine[4] = {(int64_t)sh->elements_max, -(int64_t)sh->elements_min, several,
+                       -several};
+    int64_t all[4];
+    int err = PMPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, c->comm);
+    *same = err == MPI_SUCCESS && all[2] == -all[3] && (all[2] == 0 || all[0] == -all[1]);
+    return err;
+}
+
 /* Returns an MPI error code (of making the private communicator, or of the
  * agreement): MPI's own failure, on a collective call, as MPI reports it. */
 static int decide(const struct sg_call *c, const struct sg_rules *rules, struct findings *f,
@@ -782,7 +868,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
             dc->why = -1;
         }
         dc->plan.kind = PLAN_W1B_P2P;
-        dc->plan.chunk = f->v.max_count > INT_MAX ? INT_MAX : (int64_t)f->v.max_count;
+        dc->plan.chunk = f->v.max_count > INT64_MAX ? INT64_MAX : (int64_t)f->v.max_count;
         enum sg_workaround named = preferred(rules, &f->v);
         if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && dc->reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
@@ -814,6 +900,15 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     if (decides) {
         int agreed = talks || who == SG_KNOWS_ALL || alike;
         dc->plan = choose(c, rules, &f->v, sh, &dc->d, &dc->fit, agreed, dc->reports, &dc->why);
+    }
+    if (dc->triggered_here && compares_choices(c->routine)) {
+        int same;
+        if ((err = same_choices(c, sh, &dc->plan, &same)) != MPI_SUCCESS)
+            return err;
+        if (!same) {
+            dc->plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
+            dc->why = LEFT_MIXED_TYPES;
+        }
     }
     /* Agreement, only where a bound is configured (see the top of the file). */
     if (talks)

@@ -382,15 +382,18 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         break;
     case SG_SIDE_REGULAR: {
         /* In the v-form, block i's piece is a contiguous sub-buffer at
-         * (i - first) * count + offset from the window's first block: an
-         * int, as a window spans at most INT_MAX elements. */
+         * (i - first) * count from the first block's piece: an int, as a
+         * window spans at most INT_MAX elements. The buffer moves to that
+         * piece, so the first displacement is 0 (MPICH 4.0.2's
+         * Allgatherv on one process copies to the buffer's start whatever
+         * displs[0] says, pmodels/mpich#6374). */
         int k = w->pairs ? partner(w, window) : window, ranks = w->ranks ? w->ranks : procs;
         int first = k * ranks, end = first + ranks;
         for (int i = 0; i < procs; i++) {
             r->counts[i] = i >= first && i < end ? (int)clamp_chunk(side->count, offset, chunk) : 0;
-            r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * side->count + offset) : 0;
+            r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * side->count) : 0;
         }
-        moved = (const char *)base + (MPI_Aint)first * side->count * extent;
+        moved = (const char *)base + ((MPI_Aint)first * side->count + offset) * extent;
         break;
     }
     case SG_SIDE_V: {
@@ -478,8 +481,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     int procs = d->procs;
     enum sg_routine routine = d->regular ? sg_routines[c->routine].v_form : c->routine;
     if (routine != c->routine && runner->allows != NULL &&
-        !runner->allows(routine, (uint64_t)type_size(block_side(d)->type), chunk,
-                        (uint64_t)procs))
+        !runner->allows(routine, block_side(d)->type, chunk, (uint64_t)procs))
         return -1;
     struct round *r = malloc(sizeof *r);
     if (r == NULL)

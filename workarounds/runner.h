@@ -42,12 +42,12 @@ struct sg_copy {
     MPI_Comm *handle; /* where MPI_Comm_idup puts the copy (not moved: MPI may write it late) */
 };
 
-/* Whether routine `r` may take a call of `n` elements of `s` bytes over
+/* Whether routine `r` may take a call of `n` elements of `type` over
  * `procs` processes without meeting a bound of the configuration. A
  * workaround asks before it moves part of a call onto another routine
  * (W1-A: Allgather onto Allgatherv, Allreduce onto Reduce_scatter and
  * Allgatherv, ...): that routine may be broken at that size too. */
-typedef int sg_routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs);
+typedef int sg_routine_allows(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs);
 
 struct sg_runner {
     const struct sg_entry_points *mpi;

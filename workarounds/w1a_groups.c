@@ -347,11 +347,7 @@ int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **s
 int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg_routine like,
                    MPI_Datatype type, int64_t n, int procs)
 {
-    int size;
     if (runner->allows == NULL)
         return 1;
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
-        return 0;
-    return runner->allows(sg_in_form_of(routine, like), (uint64_t)size, (uint64_t)n,
-                          (uint64_t)procs);
+    return runner->allows(sg_in_form_of(routine, like), type, (uint64_t)n, (uint64_t)procs);
 }

@@ -10,16 +10,17 @@
  * every block end <= INT_MAX. */
 #define SPAN_MAX ((int64_t)INT_MAX - (int64_t)INT_MIN)
 
-/* Round one of a V side: every block of at most `chunk` elements, and the
- * first `lead` elements of each larger one, described from one base.
+/* Round one of a V side: every block of at most `chunk` elements of its
+ * type, and the first lead[i] elements of each larger one (none without
+ * `lead`), described from one base.
  * `arrays` gets the counts, then the displacements; `*buffer` is moved to
  * the base. Returns -1 when those pieces span too wide for one base. */
-static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, int64_t lead,
-                        int *arrays, char **buffer)
+static int small_blocks(const struct sg_side *side, int procs, int64_t chunk,
+                        const int64_t *lead, int *arrays, char **buffer)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < procs; i++) {
-        arrays[i] = side->counts[i] <= chunk ? side->counts[i] : (int)lead;
+        arrays[i] = side->counts[i] <= chunk ? side->counts[i] : lead ? (int)lead[i] : 0;
         if (arrays[i] > 0) {
             lo = side->displs[i] < lo ? side->displs[i] : lo;
             hi = side->displs[i] + arrays[i] > hi ? side->displs[i] + arrays[i] : hi;
@@ -37,57 +38,114 @@ static int small_blocks(const struct sg_side *side, int procs, int64_t chunk, in
     return MPI_SUCCESS;
 }
 
+/* `chunk` basic elements in elements of `type` (rounded down), and
+ * whether that is what the side's blocks are compared with (a type of
+ * zero elements moves nothing: no block of it is large). */
+static int64_t in_elements_of(MPI_Datatype type, int64_t chunk)
+{
+    uint64_t elements = 1;
+    if (sg_type_elements(type, &elements) != MPI_SUCCESS || elements == 0)
+        return INT64_MAX;
+    return chunk / (int64_t)(elements < INT64_MAX ? elements : INT64_MAX);
+}
+
 struct pieces {
     MPI_Request *requests;
     int count, capacity;
 };
 
-/* Post the pieces of one block after its first `lead` elements (which
- * round one moves), each at most `chunk`: receive (into) or send (from)
- * `base`, with `peer`. */
-static int post_block(struct pieces *p, int receive, char *base, int64_t count, int64_t chunk,
-                      int64_t lead, MPI_Datatype type, int peer, MPI_Comm comm)
+/* Post one block whole, as one message: receive (into) or send (from)
+ * `at`, with `peer`. Whole, because the ranks at its two ends may pass
+ * different datatypes for it (the same signature): pieces cut in elements
+ * of each would not match, and one message of an int count of either
+ * always does. */
+static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Datatype type,
+                      int peer, MPI_Comm comm)
 {
-    MPI_Aint extent = sg_extent_of(type);
-    for (int64_t done = lead; done < count; done += chunk) {
-        int piece = (int)(count - done < chunk ? count - done : chunk);
-        if (p->count == p->capacity) {
-            int wanted = p->capacity ? 2 * p->capacity : 16;
-            MPI_Request *bigger = realloc(p->requests, (size_t)wanted * sizeof *bigger);
-            if (bigger == NULL)
-                return MPI_ERR_NO_MEM;
-            p->requests = bigger;
-            p->capacity = wanted;
-        }
-        char *at = base + done * extent;
-        int err = receive ? PMPI_Irecv(at, piece, type, peer, 0, comm, &p->requests[p->count])
-                          : PMPI_Isend(at, piece, type, peer, 0, comm, &p->requests[p->count]);
-        if (err != MPI_SUCCESS)
-            return err;
+    if (p->count == p->capacity) {
+        int wanted = p->capacity ? 2 * p->capacity : 16;
+        MPI_Request *bigger = realloc(p->requests, (size_t)wanted * sizeof *bigger);
+        if (bigger == NULL)
+            return MPI_ERR_NO_MEM;
+        p->requests = bigger;
+        p->capacity = wanted;
+    }
+    int err = receive ? PMPI_Irecv(at, count, type, peer, 0, comm, &p->requests[p->count])
+                      : PMPI_Isend(at, count, type, peer, 0, comm, &p->requests[p->count]);
+    if (err == MPI_SUCCESS)
         p->count++;
+    return err;
+}
+
+/* The most pieces an in-place exchange cuts one block into. */
+#define MAX_PIECES 1024
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* An in-place Alltoallv's blocks over `chunk` basic elements: how many
+ * elements of each round one moves (lead[j], per peer j; 0 for a block
+ * that is not large) and in what steps the rest is exchanged (step[j]).
+ * The two ends of a block may receive it in types of different signature
+ * lengths, so they first tell each other theirs (one int64 each way, pair
+ * after pair in rank order, as the exchange goes) and cut at multiples of
+ * the least common multiple: both ends then cut at the same basic
+ * elements. At least one such multiple leads (a bound below it is
+ * exceeded by a few elements); at most MAX_PIECES steps follow. */
+static int plan_exchange(const struct sg_side *side, int procs, int rank, int64_t chunk,
+                         MPI_Comm comm, int64_t *lead, int64_t *step)
+{
+    uint64_t elements;
+    int err = sg_type_elements(side->type, &elements);
+    if (err != MPI_SUCCESS)
+        return err;
+    int64_t mine = elements > 0 && elements < INT32_MAX ? (int64_t)elements : 0;
+    for (int j = 0; j < procs; j++) {
+        lead[j] = step[j] = 0;
+        if (j == rank || mine == 0 || side->counts[j] <= chunk / mine)
+            continue;
+        int64_t theirs = 0;
+        if ((err = PMPI_Sendrecv(&mine, 1, MPI_INT64_T, j, 1, &theirs, 1, MPI_INT64_T, j, 1,
+                                 comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            return err;
+        if (theirs <= 0)
+            theirs = mine;
+        int64_t common = mine / gcd(mine, theirs) * theirs; /* basic elements */
+        int64_t unit = common / mine, blocks = side->counts[j] / unit;
+        int64_t first = chunk / common > 0 ? chunk / common : 1;
+        first = first < blocks ? first : blocks;
+        int64_t rest = blocks - first, each = (rest + MAX_PIECES - 1) / MAX_PIECES;
+        lead[j] = first * unit;
+        step[j] = (each > first ? each : first) * unit;
     }
     return MPI_SUCCESS;
 }
 
-/* An in-place Alltoallv's large blocks after their first `chunk` elements
+/* An in-place Alltoallv's large blocks after their first lead[j] elements
  * (which round one moves): each is sent and replaced by its peer's block
- * for this rank, piece by piece (one piece of memory inside MPI at a time).
+ * for this rank, step by step (one step of memory inside MPI at a time).
  * Peer after peer in rank order: every rank takes its pairs in the order of
  * (lower rank, higher rank), so the first pair not yet done is the next of
  * both its ranks, and no cycle of waits can form. */
-static int exchange_in_place(const struct sg_side *side, char *buffer, int procs, int rank,
-                             int64_t chunk, MPI_Comm comm)
+static int exchange_in_place(const struct sg_side *side, char *buffer, int procs,
+                             const int64_t *lead, const int64_t *step, MPI_Comm comm)
 {
     MPI_Aint extent = sg_extent_of(side->type);
     for (int j = 0; j < procs; j++)
-        if (j != rank && side->counts[j] > chunk)
-            for (int64_t done = chunk; done < side->counts[j]; done += chunk) {
-                int piece = (int)(side->counts[j] - done < chunk ? side->counts[j] - done : chunk);
-                int err = PMPI_Sendrecv_replace(buffer + (side->displs[j] + done) * extent, piece,
-                                                side->type, j, 0, j, 0, comm, MPI_STATUS_IGNORE);
-                if (err != MPI_SUCCESS)
-                    return err;
-            }
+        for (int64_t done = lead[j]; step[j] > 0 && done < side->counts[j]; done += step[j]) {
+            int piece = (int)(side->counts[j] - done < step[j] ? side->counts[j] - done : step[j]);
+            int err = PMPI_Sendrecv_replace(buffer + (side->displs[j] + done) * extent, piece,
+                                            side->type, j, 0, j, 0, comm, MPI_STATUS_IGNORE);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
     return MPI_SUCCESS;
 }
 
@@ -99,75 +157,85 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     const struct sg_side *send = &d->send, *recv = &d->recv;
     struct sg_call first = *c;
     int *arrays = malloc(4 * (size_t)procs * sizeof *arrays);
+    int64_t *lead = NULL;
     if (arrays == NULL)
         return MPI_ERR_NO_MEM;
 
-    /* Round one: the call itself with every block of at most `chunk`
-     * elements, and `lead` of each larger one, whose rest goes point to
-     * point (a rank with no larger block makes the call as it is).
-     * Alltoallv's round one moves the first chunk of every block, so that
-     * every rank with data moves some (Open MPI 4.1.4's in-place
-     * MPI_Ialltoallv hangs where some ranks' counts are all 0 and others'
-     * not). Gatherv/Scatterv's moves none of a larger block: the non-root
-     * cannot know whether the root's round one reaches it (a Class D layout
-     * spans 2^32 extents or more), so the whole block goes point to point,
-     * wherever it lies. */
-    int64_t lead = d->pairwise ? chunk : 0;
+    /* Round one: the call itself with every block of at most `chunk` basic
+     * elements, whose rest goes point to point, each block as one message
+     * (a rank with no larger block makes the call as it is). Both ends of
+     * a block see it larger or not alike, as both count basic elements.
+     * An in-place Alltoallv's round one moves the first part of every
+     * larger block too (plan_exchange), so that every rank with data moves
+     * some (Open MPI 4.1.4's in-place MPI_Ialltoallv hangs where some
+     * ranks' counts are all 0 and others' not), and exchanges the rest in
+     * steps. Gatherv/Scatterv's
+     * moves none of a larger block: the non-root cannot know whether the
+     * root's round one reaches it (a Class D layout spans 2^32 extents or
+     * more), so the whole block goes point to point, wherever it lies. */
+    int in_place = send->in_place || recv->in_place;
+    int64_t send_chunk = send->layout != SG_SIDE_NONE ? in_elements_of(send->type, chunk) : 0;
+    int64_t recv_chunk = recv->layout != SG_SIDE_NONE ? in_elements_of(recv->type, chunk) : 0;
+    int exchanges = d->pairwise && in_place;
     char *send_base = (char *)c->sendbuf, *recv_base = c->recvbuf;
     char *send_from = send_base, *recv_into = recv_base;
     int err = MPI_SUCCESS;
-    if (send->layout == SG_SIDE_V &&
-        (err = small_blocks(send, procs, chunk, lead, arrays, &send_from)) == MPI_SUCCESS) {
+    if (exchanges) {
+        lead = malloc(2 * (size_t)procs * sizeof *lead);
+        err = lead == NULL ? MPI_ERR_NO_MEM
+                           : plan_exchange(recv, procs, rank, chunk, copy, lead, lead + procs);
+    }
+    if (err == MPI_SUCCESS && send->layout == SG_SIDE_V &&
+        (err = small_blocks(send, procs, send_chunk, NULL, arrays, &send_from)) ==
+            MPI_SUCCESS) {
         first.sendbuf = send_from;
         first.sendcounts = arrays;
         first.sdispls = arrays + procs;
     }
     if (err == MPI_SUCCESS && recv->layout == SG_SIDE_V &&
-        (err = small_blocks(recv, procs, chunk, lead, arrays + 2 * procs, &recv_into)) ==
-            MPI_SUCCESS) {
+        (err = small_blocks(recv, procs, recv_chunk, lead, arrays + 2 * procs,
+                            &recv_into)) == MPI_SUCCESS) {
         first.recvbuf = recv_into;
         first.recvcounts = arrays + 2 * procs;
         first.rdispls = arrays + 3 * procs;
     }
     if (err != MPI_SUCCESS) {
         free(arrays);
-        return err; /* -1: before any communication */
+        free(lead);
+        return err; /* -1: before any communication but the exchange's plan */
     }
-    int in_place = send->in_place || recv->in_place;
-    int send_big = send->layout == SG_SIDE_SINGLE && send->count > chunk;
-    int recv_big = recv->layout == SG_SIDE_SINGLE && recv->count > chunk;
+    int send_big = send->layout == SG_SIDE_SINGLE && send->count > send_chunk;
+    int recv_big = recv->layout == SG_SIDE_SINGLE && recv->count > recv_chunk;
     if (send_big)
-        first.sendcount = (int)lead;
+        first.sendcount = 0;
     if (recv_big)
-        first.recvcount = (int)lead;
+        first.recvcount = 0;
 
-    /* The rest of the large blocks, posted before round one so that nothing
-     * waits on it (an in-place Alltoallv's exchanged in blocking steps): one
-     * message per piece, each end posting in block order (one tag); a
-     * SINGLE side's peer is the root. The block a rank keeps in place (the
-     * root's own, MPI_IN_PLACE) does not move. */
+    /* The larger blocks, posted before round one so that nothing waits on
+     * it (an in-place Alltoallv's exchanged in blocking steps): one message
+     * each, each end posting in block order (one tag); a SINGLE side's peer
+     * is the root. The block a rank keeps in place (the root's own,
+     * MPI_IN_PLACE) does not move. */
     struct pieces p = {0};
-    if (d->pairwise && in_place) {
-        err = exchange_in_place(recv, recv_base, procs, rank, chunk, copy);
+    if (exchanges) {
+        err = exchange_in_place(recv, recv_base, procs, lead, lead + procs, copy);
     } else {
         MPI_Aint send_extent = send->layout == SG_SIDE_V ? sg_extent_of(send->type) : 0;
         MPI_Aint recv_extent = recv->layout == SG_SIDE_V ? sg_extent_of(recv->type) : 0;
         for (int i = 0; i < procs && err == MPI_SUCCESS; i++) {
             if (i == rank && in_place)
                 continue;
-            if (recv->layout == SG_SIDE_V && recv->counts[i] > chunk)
+            if (recv->layout == SG_SIDE_V && recv->counts[i] > recv_chunk)
                 err = post_block(&p, 1, recv_base + recv->displs[i] * recv_extent,
-                                 recv->counts[i], chunk, lead, recv->type, i, copy);
-            if (err == MPI_SUCCESS && send->layout == SG_SIDE_V && send->counts[i] > chunk)
+                                 recv->counts[i], recv->type, i, copy);
+            if (err == MPI_SUCCESS && send->layout == SG_SIDE_V && send->counts[i] > send_chunk)
                 err = post_block(&p, 0, send_base + send->displs[i] * send_extent,
-                                 send->counts[i], chunk, lead, send->type, i, copy);
+                                 send->counts[i], send->type, i, copy);
         }
         if (send_big && err == MPI_SUCCESS)
-            err = post_block(&p, 0, send_base, send->count, chunk, lead, send->type, c->root,
-                             copy);
+            err = post_block(&p, 0, send_base, send->count, send->type, c->root, copy);
         if (recv_big && err == MPI_SUCCESS)
-            err = post_block(&p, 1, recv_base, recv->count, chunk, lead, recv->type, c->root,
-                             copy);
+            err = post_block(&p, 1, recv_base, recv->count, recv->type, c->root, copy);
     }
     if (err == MPI_SUCCESS)
         err = sg_run(runner, &first);
@@ -178,6 +246,7 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         err = err == MPI_SUCCESS ? e : err;
     }
     free(p.requests);
+    free(lead);
     int kept = sg_keep(runner, free, arrays);
     return err == MPI_SUCCESS ? kept : err;
 }

@@ -120,16 +120,18 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
 
 /* W1-B for Gatherv, Scatterv, Alltoallv and their I-forms under a bound,
  * with no plan sent: every rank sees whether its own blocks (all of them,
- * at the root) exceed `chunk`, and so does the rank at each block's other
- * end (the same number of bytes), so each knows its part alone. One round
- * of the routine itself moves every block of at most `chunk` elements (and
- * Alltoallv's the first `chunk` of each larger one); the rest goes point to point
- * between its two ranks on `copy` (a private communicator:
- * private_comm.h), in pieces of at most `chunk` (an in-place Alltoallv's
- * by MPI_Sendrecv_replace, pair after pair in rank order). Where no block
- * exceeds it, round one is the call itself. Returns an MPI error code, or
- * -1 (before any communication) when round one's pieces of a side span
- * 2^32 extents or more. */
+ * at the root) exceed `chunk` basic elements, and so does the rank at each
+ * block's other end (the same basic elements, whatever datatype each
+ * passes), so each knows its part alone. One round of the routine itself
+ * moves every block of at most `chunk`; each larger one goes point to
+ * point between its two ranks on `copy` (a private communicator:
+ * private_comm.h) as one message. An in-place Alltoallv's round one moves
+ * about the first `chunk` of every larger block and the rest is exchanged
+ * in steps by MPI_Sendrecv_replace, pair after pair in rank order, both
+ * ends cutting at the same basic elements (they tell each other their
+ * types' signature lengths first). Where no block exceeds it, round one is
+ * the call itself. Returns an MPI error code, or -1 (before any communication) when
+ * round one's pieces of a side span 2^32 extents or more. */
 int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
                int64_t chunk, MPI_Comm copy);
 

@@ -384,6 +384,8 @@ static int fault_handle(const struct sg_call *c)
     if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter ||
         sg_call_shape(c, &shape) != MPI_SUCCESS)
         return sg_call_invoke(&config.next, c);
+    shape.n = shape.count; /* a fault of the MPI: n and s as it sees them */
+    shape.s = shape.size;
 
     char why[96];
     enum fault_verdict verdict = judge(c, &shape, why, sizeof why);

@@ -1,0 +1,161 @@
+/* The length of a datatype's type signature: how many basic elements one
+ * element of it holds (MPI_INT: 1, MPI_2INT: 2, a vector of 4 blocks of 3
+ * doubles: 12). Ranks of a collective may pass different datatypes with the
+ * same signature (12 x MPI_DOUBLE against 1 x that vector), so the layer
+ * measures a call in basic elements, the one unit every rank shares.
+ *
+ * Decoded from the type's constructor (MPI_Type_get_envelope/contents,
+ * recursively); a derived type's count is cached on it as an attribute, so
+ * a later call pays one look-up. */
+#include "collective.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+static void make_keyval(void)
+{
+    if (PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &keyval,
+                                NULL) != MPI_SUCCESS)
+        keyval = MPI_KEYVAL_INVALID;
+}
+
+/* The predefined pair types of MINLOC/MAXLOC: two basic elements each. */
+static int is_pair(MPI_Datatype type)
+{
+    return type == MPI_2INT || type == MPI_FLOAT_INT || type == MPI_DOUBLE_INT ||
+           type == MPI_LONG_INT || type == MPI_SHORT_INT || type == MPI_LONG_DOUBLE_INT ||
+           type == MPI_2REAL || type == MPI_2DOUBLE_PRECISION || type == MPI_2INTEGER;
+}
+
+static uint64_t product(uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
+static uint64_t sum(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+static int elements_of(MPI_Datatype type, uint64_t *elements);
+
+/* A derived type's count from its constructor's arguments; *known = 0 for
+ * a constructor not decoded here. */
+static int decode(MPI_Datatype type, int combiner, int ni, int na, int nd, uint64_t *elements,
+                  int *known)
+{
+    int *ints = malloc(((size_t)ni + 1) * sizeof *ints);
+    MPI_Aint *addresses = malloc(((size_t)na + 1) * sizeof *addresses);
+    MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof *types);
+    uint64_t *inner = calloc((size_t)nd + 1, sizeof *inner);
+    int err = ints && addresses && types && inner ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS)
+        err = PMPI_Type_get_contents(type, ni, na, nd, ints, addresses, types);
+    if (err != MPI_SUCCESS) {
+        free(ints);
+        free(addresses);
+        free(types);
+        free(inner);
+        return err;
+    }
+    *known = 1;
+    for (int i = 0; i < nd && err == MPI_SUCCESS; i++)
+        err = elements_of(types[i], &inner[i]);
+    uint64_t n = 0, blocks = 0;
+    if (err == MPI_SUCCESS) {
+        switch (combiner) {
+        case MPI_COMBINER_DUP:
+        case MPI_COMBINER_RESIZED: n = inner[0]; break;
+        case MPI_COMBINER_CONTIGUOUS: n = product((uint64_t)ints[0], inner[0]); break;
+        case MPI_COMBINER_VECTOR:
+        case MPI_COMBINER_HVECTOR:
+        case MPI_COMBINER_INDEXED_BLOCK:
+        case MPI_COMBINER_HINDEXED_BLOCK:
+            n = product(product((uint64_t)ints[0], (uint64_t)ints[1]), inner[0]);
+            break;
+        case MPI_COMBINER_INDEXED:
+        case MPI_COMBINER_HINDEXED:
+            for (int i = 0; i < ints[0]; i++)
+                blocks = sum(blocks, (uint64_t)ints[1 + i]);
+            n = product(blocks, inner[0]);
+            break;
+        case MPI_COMBINER_STRUCT:
+            for (int i = 0; i < ints[0]; i++)
+                n = sum(n, product((uint64_t)ints[1 + i], inner[i]));
+            break;
+        case MPI_COMBINER_SUBARRAY: /* ndims, sizes, subsizes, starts, order */
+            n = inner[0];
+            for (int i = 0; i < ints[0]; i++)
+                n = product(n, (uint64_t)ints[1 + ints[0] + i]);
+            break;
+        default: /* DARRAY, and the F90 parameterised types */
+            *known = 0;
+            break;
+        }
+    }
+    for (int i = 0; i < nd; i++) {
+        int ignored, inner_combiner;
+        if (PMPI_Type_get_envelope(types[i], &ignored, &ignored, &ignored, &inner_combiner) ==
+                MPI_SUCCESS &&
+            inner_combiner != MPI_COMBINER_NAMED)
+            PMPI_Type_free(&types[i]);
+    }
+    free(ints);
+    free(addresses);
+    free(types);
+    free(inner);
+    *elements = n;
+    return err;
+}
+
+/* What the MPI itself counts: the basic elements in the bytes of one
+ * element (F90 types, DARRAY), through a status that says they arrived. */
+static int counted_by_mpi(MPI_Datatype type, uint64_t *elements)
+{
+    int size, err;
+    MPI_Count counted;
+    MPI_Status status;
+    if ((err = PMPI_Type_size(type, &size)) != MPI_SUCCESS ||
+        (err = PMPI_Status_set_elements(&status, MPI_BYTE, size)) != MPI_SUCCESS ||
+        (err = PMPI_Get_elements_x(&status, type, &counted)) != MPI_SUCCESS)
+        return err;
+    *elements = counted > 0 ? (uint64_t)counted : 0;
+    return MPI_SUCCESS;
+}
+
+static int elements_of(MPI_Datatype type, uint64_t *elements)
+{
+    int ni, na, nd, combiner, err;
+    if ((err = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
+        return err;
+    if (combiner == MPI_COMBINER_NAMED) {
+        *elements = is_pair(type) ? 2 : 1;
+        return MPI_SUCCESS;
+    }
+    pthread_once(&keyval_once, make_keyval);
+    void *cached;
+    int found = 0;
+    if (keyval != MPI_KEYVAL_INVALID &&
+        PMPI_Type_get_attr(type, keyval, &cached, &found) == MPI_SUCCESS && found) {
+        *elements = (uint64_t)(uintptr_t)cached;
+        return MPI_SUCCESS;
+    }
+    int known;
+    if ((err = decode(type, combiner, ni, na, nd, elements, &known)) != MPI_SUCCESS)
+        return err;
+    if (!known && (err = counted_by_mpi(type, elements)) != MPI_SUCCESS)
+        return err;
+    if (keyval != MPI_KEYVAL_INVALID && *elements < UINTPTR_MAX)
+        PMPI_Type_set_attr(type, keyval, (void *)(uintptr_t)*elements);
+    return MPI_SUCCESS;
+}
+
+int sg_type_elements(MPI_Datatype type, uint64_t *elements)
+{
+    return elements_of(type, elements);
+}
