@@ -2,7 +2,7 @@
  * every rank was given, for differential testing of libscaleguard.so.
  *
  *   sg_diffcoll --seed S --calls N [--max-count C] [--routines LIST|all]
- *               [--output FILE] [--trace]
+ *               [--mixed-types] [--output FILE] [--trace]
  *
  * Every rank derives each call's choices (routine, communicator, datatype,
  * op, root, counts, displacements, MPI_IN_PLACE, completion) from one
@@ -26,7 +26,15 @@
  * exact ops: SUM/PROD/BAND/BXOR/MAX/MIN on MPI_INT and MPI_UINT64_T,
  * MAX/MIN on MPI_DOUBLE, and a commutative user op ((1+a)(1+b)-1 on ints) on
  * MPI_INT and on every derived type (predefined ops on derived types are
- * not allowed in collectives). Non-blocking calls come in batches of up to 3
+ * not allowed in collectives). With --mixed-types, a call of MPI_INT that
+ * is not a reduction and whose counts and displacements are all multiples
+ * of 2 or 3 lets each rank describe its own buffers with its own type of
+ * the int family (int, contiguous(3 ints), the vector, the resized and the
+ * shifted type: whichever hold a number of ints dividing that granule),
+ * drawn per rank: the type signatures match, the types do not (12 ints on
+ * one rank, 4 x contiguous(3 ints) or 6 x vector on another). Half the
+ * other calls are made such calls. (Not reductions, nor the I-forms of the
+ * regular routines: see mixes().) Non-blocking calls come in batches of up to 3
  * consecutive calls (blocking ones issued in between while the others are
  * pending) and complete by MPI_Wait or MPI_Test loops (in or against issue
  * order) or MPI_Waitall/Waitany/Testall/Testsome, sometimes with an
@@ -429,7 +437,7 @@ static int is_data_byte(const struct dtype *t, size_t off, long *elem)
 /* ------------------------------------------------------------------ */
 
 static int wrank, wsize;
-static int opt_calls = -1, opt_maxc = 3000, opt_trace;
+static int opt_calls = -1, opt_maxc = 3000, opt_trace, opt_mixed;
 static int enabled[NROUTINES];
 static int n_enabled, enabled_list[NROUTINES];
 static const char *opt_output;
@@ -494,6 +502,7 @@ struct call {
     int p, me, root;
     int ti, oi;
     const struct dtype *t;
+    int kdiv; /* --mixed-types: the drawn counts are in ints, this rank's in t */
     int inplace, garbage, gran;
     int cnt;
     int *counts, *displs;           /* p: per-rank counts, displacements */
@@ -603,6 +612,17 @@ static int inplace_allowed(int base, int is_root)
     }
 }
 
+/* Whether --mixed-types may give this call's ranks types of their own: not
+ * reductions (the standard wants one datatype on every rank), and not the
+ * I-forms of the regular routines, where the layer assumes one signature
+ * length on every rank (README, "Known limits"). */
+static int mixes(const struct call *c)
+{
+    int regular = c->base == B_BCAST || c->base == B_SCATTER || c->base == B_GATHER ||
+                  c->base == B_ALLGATHER || c->base == B_ALLTOALL;
+    return !is_reduction(c->base) && !(regular && c->nb);
+}
+
 /* Draws everything about call `index` and builds its buffers. Every rank
  * draws the same values in the same order (the only rank-dependent values,
  * p and me, differ between the two halves, whose members agree). */
@@ -615,6 +635,7 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     c->nb = routine % 2;
     c->ck = call_key(index);
     c->req = MPI_REQUEST_NULL;
+    c->kdiv = 1;
 
     c->commid = rng_below(r, NCOMMS);
     c->comm = comms[c->commid];
@@ -656,6 +677,13 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     c->garbage = rng_chance(r, 1, 2);
     static const int grans[] = {2, 3, 4, 8};
     c->gran = rng_chance(r, 1, 3) ? grans[rng_below(r, 4)] : 1;
+    if (opt_mixed && mixes(c) && rng_chance(r, 1, 2)) {
+        /* half the calls that may mix: ints in granules of 2, 3 or 6 */
+        static const int mixable[] = {2, 3, 6};
+        c->ti = T_INT;
+        c->t = t = &types[T_INT];
+        c->gran = mixable[rng_below(r, 3)];
+    }
     c->cnt = draw_count(r, c->gran);
     int junk = rng_below(r, opt_maxc + 1);
 
@@ -673,6 +701,25 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     }
     if (c->base == B_ALLGATHERV && p == 1 && mpich_allgatherv_bug)
         c->displs[0] = 0;
+
+    /* --mixed-types: this rank's own type of the int family, drawn from a
+     * stream of its own (the shared one stays in step), and every count
+     * and displacement in its elements: the same ints at the same places. */
+    if (opt_mixed && mixes(c) && c->ti == T_INT && c->gran > 1) {
+        rng_t own = {mix64(c->ck ^ ((uint64_t)wrank + 1) * UINT64_C(0x9fb21c651e98df25))};
+        int choices[NTYPES], n = 0;
+        for (int ti = T_INT; ti < NTYPES; ti++)
+            if (types[ti].basic == BT_INT && c->gran % types[ti].k == 0)
+                choices[n++] = ti;
+        c->ti = choices[rng_below(&own, n)];
+        c->t = t = &types[c->ti];
+        c->kdiv = t->k;
+        c->cnt /= t->k;
+        for (int i = 0; i < p; i++) {
+            c->counts[i] /= t->k;
+            c->displs[i] /= t->k;
+        }
+    }
     int span = p ? c->displs[p - 1] + c->counts[p - 1] : 0;
 
     int cnt = c->cnt;
@@ -824,6 +871,11 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
                 c->rdis[d * p + s] =
                     s == 0 ? gap : c->rdis[d * p + s - 1] + c->cmat[(s - 1) * p + d] + gap;
             }
+        for (size_t i = 0; i < pp; i++) { /* in this rank's elements (--mixed-types) */
+            c->cmat[i] /= c->kdiv;
+            c->sdis[i] /= c->kdiv;
+            c->rdis[i] /= c->kdiv;
+        }
         c->scnt = xmalloc(sizeof(int) * (size_t)p);
         c->sdsp = xmalloc(sizeof(int) * (size_t)p);
         c->rcnt = xmalloc(sizeof(int) * (size_t)p);
@@ -940,10 +992,11 @@ static long largest(const int *counts, int p)
 
 /* n of this call on this rank as DESIGN.md's notation defines it (what the
  * layer compares with a bound), written here independently of the layer: the
- * count of one message; for the v-routines the largest this rank sees (its
- * own off the root of Gatherv/Scatterv, its receive row for Alltoallv); for
- * Reduce_scatter the whole vector. */
-static long layer_n(const struct call *c)
+ * basic elements of one message; for the v-routines of the largest block this
+ * rank sees (its own off the root of Gatherv/Scatterv, its receive row for
+ * Alltoallv); for Reduce_scatter of the whole vector. */
+/* What layer_n counts, in elements of this rank's datatype. */
+static long layer_count(const struct call *c)
 {
     int root = c->me == c->root;
     switch (c->base) {
@@ -968,6 +1021,16 @@ static long layer_n(const struct call *c)
     case B_ALLREDUCE: return c->scount; /* the vector's count */
     default: return c->rcount;          /* Bcast, Allgather, Alltoall */
     }
+}
+
+/* n of this call on this rank as DESIGN.md's notation defines it (what the
+ * layer compares with a bound), written here independently of the layer: the
+ * basic elements of one message; for the v-routines of the largest block this
+ * rank sees (its own off the root of Gatherv/Scatterv, its receive row for
+ * Alltoallv); for Reduce_scatter of the whole vector. */
+static long layer_n(const struct call *c)
+{
+    return layer_count(c) * c->t->k;
 }
 
 static void issue(struct call *c)
@@ -1329,11 +1392,12 @@ static void make_comms(void)
 
 static const char usage[] =
     "Usage: sg_diffcoll --seed S --calls N [--max-count C] [--routines LIST|all]\n"
-    "                   [--output FILE] [--trace] [--count-over N]\n"
+    "                   [--mixed-types] [--output FILE] [--trace] [--count-over N]\n"
     "  --seed S         PRNG seed (unsigned 64-bit)\n"
     "  --calls N        number of collective calls\n"
     "  --max-count C    largest count per message, in elements (default 3000)\n"
     "  --routines LIST  comma-separated routines, e.g. MPI_Gather,Ibcast (default all)\n"
+    "  --mixed-types    ranks describe the same ints with types of their own\n"
     "  --output FILE    write FILE.rank<r>: lines '<call> <routine> <rank> <digest>'\n"
     "  --trace          rank 0 describes every call on stderr\n"
     "  --count-over N   rank 0 prints, per routine, how many of its calls had n > N\n"
@@ -1396,6 +1460,9 @@ static int parse_args(int argc, char **argv, int *help)
             return 1;
         } else if (strcmp(a, "--trace") == 0) {
             opt_trace = 1;
+            continue;
+        } else if (strcmp(a, "--mixed-types") == 0) {
+            opt_mixed = 1;
             continue;
         } else if (!v) {
             if (wrank == 0)

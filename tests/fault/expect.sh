@@ -1,15 +1,21 @@
 #!/bin/sh
-# expect.sh STATUS PATTERN [--also PATTERN]... COMMAND [ARG...]
+# expect.sh STATUS PATTERN [--also PATTERN]... [--not PATTERN]... COMMAND [ARG...]
 # Run COMMAND; pass when its exit status is STATUS (a number, or "nonzero")
 # and its standard error matches the extended regex PATTERN ("-" = no check)
-# and every --also PATTERN too.
+# and every --also PATTERN too, and no --not PATTERN.
 expected=$1
 pattern=$2
 shift 2
 also=
-while [ "$1" = --also ]; do
-    also="$also$2
+not=
+while [ "$1" = --also ] || [ "$1" = --not ]; do
+    if [ "$1" = --also ]; then
+        also="$also$2
 "
+    else
+        not="$not$2
+"
+    fi
     shift 2
 done
 errors=$(mktemp) || exit 1
@@ -30,6 +36,12 @@ printf '%s\n%s' "$pattern" "$also" | while IFS= read -r each; do
     [ -z "$each" ] || [ "$each" = - ] && continue
     if ! grep -Eq -- "$each" "$errors"; then
         echo "expect.sh: standard error does not match: $each" >&2
+        exit 1
+    fi
+done || exit 1
+printf '%s' "$not" | while IFS= read -r each; do
+    if grep -Eq -- "$each" "$errors"; then
+        echo "expect.sh: standard error matches what it must not: $each" >&2
         exit 1
     fi
 done || exit 1
