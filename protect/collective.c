@@ -101,10 +101,8 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
         shape->elements_min = other < elements ? other : elements;
         shape->elements_max = other > elements ? other : elements;
     }
-    uint64_t product;
     shape->count = n;
     shape->size = (uint64_t)size;
-    shape->n = __builtin_mul_overflow(n, elements, &product) ? UINT64_MAX : product;
-    shape->s = elements ? ((uint64_t)size + elements - 1) / elements : 0;
+    sg_in_basic_elements(n, (uint64_t)size, elements, &shape->n, &shape->s);
     return MPI_SUCCESS;
 }

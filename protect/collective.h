@@ -154,6 +154,17 @@ static inline int sg_single_count(const struct sg_call_side *side, int rank)
  * type signature (type_elements.c). Returns an MPI error code. */
 int sg_type_elements(MPI_Datatype type, uint64_t *elements);
 
+/* `count` elements of `size` bytes, each of `elements` basic elements, as
+ * n basic elements of s bytes (s rounded up for a signature that mixes
+ * sizes; n saturates). */
+static inline void sg_in_basic_elements(uint64_t count, uint64_t size, uint64_t elements,
+                                        uint64_t *n, uint64_t *s)
+{
+    if (__builtin_mul_overflow(count, elements, n))
+        *n = UINT64_MAX;
+    *s = elements ? (size + elements - 1) / elements : 0;
+}
+
 /* n, s and P of a call on this rank (DESIGN.md "Notation"), in basic
  * elements, which every rank counts alike whatever datatypes they pass
  * (12 x MPI_DOUBLE on one rank against 1 x a vector of 12 doubles on

@@ -327,14 +327,14 @@ static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t proc
 static int routine_allows(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs)
 {
     int size;
-    uint64_t elements, basic;
+    uint64_t elements, basic, s;
     if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
         sg_type_elements(type, &elements) != MPI_SUCCESS)
         return 0;
     if (elements == 0)
         return 1; /* nothing to move */
-    basic = __builtin_mul_overflow(n, elements, &basic) ? UINT64_MAX : basic;
-    return allows_basic(r, ((uint64_t)size + elements - 1) / elements, basic, procs);
+    sg_in_basic_elements(n, (uint64_t)size, elements, &basic, &s);
+    return allows_basic(r, s, basic, procs);
 }
 
 /* ---- What a call yields, and what runs it -------------------------------- */

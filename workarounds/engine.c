@@ -524,16 +524,6 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
 
 /* ---- W2 ------------------------------------------------------------------ */
 
-static int64_t gcd(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a < 0 ? -a : a;
-}
-
 /* The factor W2 divides a V side by: the gcd of its non-zero counts and
  * their displacements. 0 when the side has no data at all. */
 static int64_t v_factor(const struct sg_side *side, int procs)
@@ -541,7 +531,7 @@ static int64_t v_factor(const struct sg_side *side, int procs)
     int64_t k = 0;
     for (int i = 0; i < procs; i++)
         if (side->counts[i] > 0)
-            k = gcd(gcd(k, side->counts[i]), side->displs[i]);
+            k = sg_gcd(sg_gcd(k, side->counts[i]), side->displs[i]);
     return k;
 }
 

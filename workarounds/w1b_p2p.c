@@ -80,16 +80,6 @@ static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Da
 /* The most pieces an in-place exchange cuts one block into. */
 #define MAX_PIECES 1024
 
-static int64_t gcd(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* An in-place Alltoallv's blocks over `chunk` basic elements: how many
  * elements of each round one moves (lead[j], per peer j; 0 for a block
  * that is not large) and in what steps the rest is exchanged (step[j]).
@@ -117,7 +107,7 @@ static int plan_exchange(const struct sg_side *side, int procs, int rank, int64_
             return err;
         if (theirs <= 0)
             theirs = mine;
-        int64_t common = mine / gcd(mine, theirs) * theirs; /* basic elements */
+        int64_t common = mine / sg_gcd(mine, theirs) * theirs; /* basic elements */
         int64_t unit = common / mine, blocks = side->counts[j] / unit;
         int64_t first = chunk / common > 0 ? chunk / common : 1;
         first = first < blocks ? first : blocks;

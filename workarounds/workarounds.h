@@ -17,6 +17,18 @@ static inline MPI_Aint sg_extent_of(MPI_Datatype type)
     return extent;
 }
 
+/* The greatest common divisor, >= 0 (W2's factor, the lcm of two ends'
+ * signature lengths in W1-B point to point). */
+static inline int64_t sg_gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a < 0 ? -a : a;
+}
+
 struct sg_side {
     enum sg_layout layout;
     int in_place;       /* the side is MPI_IN_PLACE (its data lives in the other buffer) */
