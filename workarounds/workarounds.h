@@ -29,6 +29,16 @@ static inline int64_t sg_gcd(int64_t a, int64_t b)
     return a < 0 ? -a : a;
 }
 
+/* A datatype holding basic elements [first, first + n) of an array of
+ * `type` whose element 0 is at displacement 0, each at its place in that
+ * array: the piece of a block that W1-B moves, cut at the same basic
+ * element on every rank whatever datatype each rank passes (the ranks'
+ * type signatures match, so basic element j is the same on all). Its lb
+ * and extent are those of a struct of its entries (resize to use it in an
+ * array). Returns MPI_SUCCESS, an MPI error code, or -1 for a type whose
+ * elements it cannot address: a DARRAY cut inside one of its elements. */
+int sg_type_range(MPI_Datatype type, uint64_t first, uint64_t n, MPI_Datatype *range);
+
 struct sg_side {
     enum sg_layout layout;
     int in_place;       /* the side is MPI_IN_PLACE (its data lives in the other buffer) */
