@@ -154,6 +154,15 @@ static inline int sg_single_count(const struct sg_call_side *side, int rank)
  * type signature (type_elements.c). Returns an MPI error code. */
 int sg_type_elements(MPI_Datatype type, uint64_t *elements);
 
+/* A darray's indices along one dimension: how many of the gsize global
+ * indices the process at `coordinate` of psize holds, written in ascending
+ * order to `held` (NULL: only counted). */
+int sg_darray_held(int gsize, int distrib, int darg, int psize, int coordinate, int *held);
+
+/* The coordinate along dimension d of process `rank` in a darray's
+ * process grid (row-major, whatever the array's order). */
+int sg_darray_coordinate(int rank, int dims, const int *psizes, int d);
+
 /* `count` elements of `size` bytes, each of `elements` basic elements, as
  * n basic elements of s bytes (s rounded up for a signature that mixes
  * sizes; n saturates). */

@@ -8,7 +8,8 @@
  * blocks. Whole elements and whole blocks keep their own types, so the
  * result holds as many entries as the run touches blocks of the type's own
  * description (a vector's whole blocks: one hvector), and the MPI sees the
- * user's types inside it. */
+ * user's types inside it. A subarray and a darray are cut as the nests of
+ * hvectors and hindexed blocks that they are. */
 #include "workarounds.h"
 
 #include <limits.h>
@@ -200,6 +201,41 @@ static int subarray_nest(const int *ints, MPI_Datatype old, MPI_Datatype *nest, 
     return err;
 }
 
+/* A darray as the nest it is: along each dimension, from the fastest, the
+ * indices this process holds of the inner type, each at its global place
+ * (the process grid is row-major in either order). */
+static int darray_nest(const int *ints, MPI_Datatype old, MPI_Datatype *nest)
+{
+    int rank = ints[1], dims = ints[2]; /* ints[0]: the grid's size */
+    const int *gsizes = ints + 3, *distribs = ints + 3 + dims, *dargs = ints + 3 + 2 * dims,
+              *psizes = ints + 3 + 3 * dims, order = ints[3 + 4 * dims];
+    int largest = 1;
+    for (int d = 0; d < dims; d++)
+        largest = gsizes[d] > largest ? gsizes[d] : largest;
+    int *held = malloc((size_t)largest * sizeof *held);
+    MPI_Aint *displs = malloc((size_t)largest * sizeof *displs);
+    int err = held && displs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    MPI_Aint stride = sg_extent_of(old);
+    MPI_Datatype inner = old;
+    for (int k = 0; k < dims && err == MPI_SUCCESS; k++) {
+        int d = order == MPI_ORDER_C ? dims - 1 - k : k;
+        int coordinate = sg_darray_coordinate(rank, dims, psizes, d);
+        int n = sg_darray_held(gsizes[d], distribs[d], dargs[d], psizes[d], coordinate, held);
+        for (int i = 0; i < n; i++)
+            displs[i] = (MPI_Aint)held[i] * stride;
+        MPI_Datatype outer;
+        err = PMPI_Type_create_hindexed_block(n, 1, displs, inner, &outer);
+        stride *= gsizes[d];
+        if (inner != old)
+            PMPI_Type_free(&inner);
+        inner = outer;
+    }
+    free(held);
+    free(displs);
+    *nest = inner;
+    return err;
+}
+
 /* Elements [first, first + n) of one element of a derived type, at `at`. */
 static int run_within(struct entries *e, MPI_Datatype type, MPI_Aint at, uint64_t first,
                       uint64_t n)
@@ -286,7 +322,14 @@ static int run_within(struct entries *e, MPI_Datatype type, MPI_Aint at, uint64_
             err = run_within(e, nest, at + start, first, n);
         break;
     }
-    default: /* DARRAY; the F90 types hold one basic element and are never cut */
+    case MPI_COMBINER_DARRAY: {
+        MPI_Datatype nest;
+        if ((err = darray_nest(ints, types[0], &nest)) == MPI_SUCCESS &&
+            (err = own_type(e, nest)) == MPI_SUCCESS)
+            err = run_within(e, nest, at, first, n);
+        break;
+    }
+    default: /* the F90 types hold one basic element and are never cut */
         err = -1;
         break;
     }

@@ -9,8 +9,10 @@
  * off(a)..off(b) of what it takes through the whole array. off(a) comes
  * from the type map the test builds beside each type (itself checked
  * against MPI_Pack of the whole array; MPI_Get_elements on partial byte
- * counts is no oracle: MPICH's is not monotonic). A DARRAY cut inside an
- * element must give -1. One
+ * counts is no oracle: MPICH's is not monotonic). Then random darrays of
+ * MPI_INT (1 to 3 dimensions, C and Fortran order, NONE, BLOCK and CYCLIC
+ * with default and given dargs), whose map the MPI gives (MPI_Pack of an
+ * array of its own indices). One
  * process; on any difference a message naming the type's recipe and the
  * run, and exit status 1. */
 #include <mpi.h>
@@ -342,20 +344,53 @@ static void check_type(struct built *t, int count)
     free(buffer);
 }
 
-static void check_darray(void)
+/* A random darray of MPI_INT, its map taken from the MPI itself: MPI_Pack
+ * of an array whose ints are their own indices gives the order in which
+ * the darray holds them. */
+static struct built random_darray(void)
 {
-    int gsizes[1] = {8}, distribs[1] = {MPI_DISTRIBUTE_BLOCK}, dargs[1] = {MPI_DISTRIBUTE_DFLT_DARG},
-        psizes[1] = {1};
-    MPI_Datatype darray, range;
-    MPI_Type_create_darray(1, 0, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT,
-                           &darray);
-    MPI_Type_commit(&darray);
-    if (sg_type_range(darray, 8, 16, &range) != MPI_SUCCESS)
-        fail("whole DARRAY elements were refused");
-    MPI_Type_free(&range);
-    if (sg_type_range(darray, 3, 2, &range) != -1)
-        fail("a DARRAY cut inside an element was not refused with -1");
-    MPI_Type_free(&darray);
+    int dims = 1 + random_below(3), gsizes[3], distribs[3], dargs[3], psizes[3], size = 1;
+    for (int d = 0; d < dims; d++) {
+        gsizes[d] = 2 + random_below(5);
+        psizes[d] = 1 + random_below(3);
+        int kind = random_below(3);
+        distribs[d] = kind == 0 ? MPI_DISTRIBUTE_NONE
+                      : kind == 1 ? MPI_DISTRIBUTE_BLOCK
+                                  : MPI_DISTRIBUTE_CYCLIC;
+        if (distribs[d] == MPI_DISTRIBUTE_NONE)
+            psizes[d] = 1;
+        dargs[d] = MPI_DISTRIBUTE_DFLT_DARG;
+        if (random_below(2) && distribs[d] == MPI_DISTRIBUTE_CYCLIC)
+            dargs[d] = 1 + random_below(3);
+        if (random_below(2) && distribs[d] == MPI_DISTRIBUTE_BLOCK)
+            dargs[d] = (gsizes[d] + psizes[d] - 1) / psizes[d] + random_below(2);
+        size *= psizes[d];
+    }
+    int rank = random_below(size), order = random_below(2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    say("darray(%s, rank %d of %d:", order == MPI_ORDER_C ? "C" : "F", rank, size);
+    int total = 1;
+    for (int d = 0; d < dims; d++) {
+        say(" %d/%d %s(%d)", gsizes[d], psizes[d],
+            distribs[d] == MPI_DISTRIBUTE_NONE    ? "none"
+            : distribs[d] == MPI_DISTRIBUTE_BLOCK ? "block"
+                                                  : "cyclic",
+            dargs[d]);
+        total *= gsizes[d];
+    }
+    say(", int)");
+    struct built r = {MPI_DATATYPE_NULL, {0, NULL, NULL}};
+    MPI_Type_create_darray(size, rank, dims, gsizes, distribs, dargs, psizes, order, MPI_INT,
+                           &r.type);
+    MPI_Type_commit(&r.type);
+    int *indices = malloc((size_t)total * sizeof *indices), bytes;
+    for (int i = 0; i < total; i++)
+        indices[i] = i;
+    int *held = (int *)pack(indices, 1, r.type, &bytes);
+    for (int i = 0; i < bytes / (int)sizeof(int); i++)
+        put(&r.map, (MPI_Aint)held[i] * (MPI_Aint)sizeof(int), sizeof(int));
+    free(held);
+    free(indices);
+    return r;
 }
 
 int main(int argc, char **argv)
@@ -368,8 +403,15 @@ int main(int argc, char **argv)
         check_type(&type, 1 + random_below(3));
         release(&type);
     }
-    check_darray();
-    printf("test_type_range: %d random datatypes, every run of their basic elements\n", types);
+    for (int t = 0; t < types / 3; t++) {
+        recipe[0] = '\0';
+        struct built darray = random_darray();
+        check_type(&darray, 1 + random_below(3));
+        release(&darray);
+    }
+    printf("test_type_range: %d random datatypes and %d darrays, every run of their basic "
+           "elements\n",
+           types, types / 3);
     MPI_Finalize();
     return 0;
 }
