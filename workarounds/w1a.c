@@ -19,9 +19,7 @@ int w1a_grid_columns(int procs, int members)
     return 0;
 }
 
-/* Allgather(v) gathers each pair of groups into a temporary and copies the
- * blocks out: byte for byte the received elements only where the receive
- * type has no holes. */
+/* Whether a type has no holes: its elements' bytes can be copied whole. */
 int w1a_contiguous(MPI_Datatype type)
 {
     MPI_Aint lb, extent, true_lb, true_extent;
@@ -41,9 +39,8 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
         reason = "Alltoall(v) is excluded from W1-A (paper Table X)";
     else if (info->reduction)
         reason = sg_split_risk(c);
-    else if (!info->rooted && !w1a_contiguous(c->recvtype))
-        reason = "Allgather(v)'s temporary needs a receive type without holes (lb 0, "
-                 "extent = size)";
+    else if (!info->rooted && sg_extent_of(c->recvtype) <= 0)
+        reason = "Allgather(v)'s temporary needs a receive type of positive extent";
     if (reason == NULL && info->reduction && !info->rooted && members >= 2 &&
         w1a_grid_columns(d->procs, members) == 0)
         reason = "P is no product of two factors each at most the group size";

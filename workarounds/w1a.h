@@ -30,7 +30,9 @@
  * Routines without a root, where every rank gets the whole result:
  *  - Allgather(v) and I-forms: one sub-call per pair of groups of at most
  *    members / 2 ranks, into a temporary of the pair's blocks that each rank
- *    copies out (so the receive type must have no holes). The blocks land
+ *    copies out (the elements of a receive type with holes through
+ *    MPI_Pack and MPI_Unpack, which leave the holes alone; a receive type
+ *    of positive extent). The blocks land
  *    by their 64-bit displacements: a Class D layout needs no windows.
  *  - Allreduce, Reduce_scatter(_block) and I-forms: the ranks as a grid
  *    whose rows and columns have at most `members` ranks (exact operations

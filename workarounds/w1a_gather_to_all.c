@@ -34,6 +34,7 @@ static int tournament(int groups, int *pairs)
  * copied out, then freed) once the pair's sub-call is done. */
 struct move {
     MPI_Aint to, from, bytes;
+    int count; /* elements of the receive type */
 };
 
 struct copy_out {
@@ -41,32 +42,71 @@ struct copy_out {
     int moves;
     struct move *move;
     int *counts, *displs; /* Allgatherv: the pair's counts and packed displacements */
+    MPI_Datatype typed;   /* a receive type with holes (a copy of it: the caller may free
+                           * its own before the copy-out): its elements are copied
+                           * through MPI_Pack and MPI_Unpack, which leave the holes
+                           * alone; MPI_DATATYPE_NULL: the blocks' bytes */
+    char *packed;         /* with `typed`: room for the packed data of the pair */
 };
 
 static void copy_moves(struct copy_out *o)
 {
-    for (int i = 0; i < o->moves; i++)
-        memcpy(o->recvbuf + o->move[i].to, o->temp + o->move[i].from, (size_t)o->move[i].bytes);
+    for (int i = 0; i < o->moves; i++) {
+        struct move *m = &o->move[i];
+        int size = (int)m->bytes, position = 0;
+        if (o->typed == MPI_DATATYPE_NULL) {
+            memcpy(o->recvbuf + m->to, o->temp + m->from, (size_t)m->bytes);
+            continue;
+        }
+        /* local calls on a type and room that new_copy_out checked */
+        PMPI_Pack(o->temp + m->from, m->count, o->typed, o->packed, size, &position,
+                  MPI_COMM_SELF);
+        size = position;
+        position = 0;
+        PMPI_Unpack(o->packed, size, &position, o->recvbuf + m->to, m->count, o->typed,
+                    MPI_COMM_SELF);
+    }
+}
+
+static void free_copy_out(struct copy_out *o)
+{
+    if (o != NULL && o->typed != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&o->typed);
+    free(o);
 }
 
 static void copy_out(void *memory)
 {
     copy_moves(memory);
-    free(memory);
+    free_copy_out(memory);
 }
 
-/* One allocation for the copy-out of `blocks` blocks and a temporary of
- * `bytes`, aligned as malloc aligns. */
-static struct copy_out *new_copy_out(int blocks, size_t bytes, void *recvbuf)
+/* One allocation for the copy-out of `blocks` blocks of `type` and a
+ * temporary of `bytes` (the blocks' extents), aligned as malloc aligns,
+ * with room either side for a type whose data lies before its lower bound
+ * or past its extent, and for packing a type with holes. */
+static struct copy_out *new_copy_out(int blocks, size_t bytes, void *recvbuf, MPI_Datatype type)
 {
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int holes = !w1a_contiguous(type);
+    PMPI_Type_get_extent(type, &lb, &extent);
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    size_t before = true_lb < 0 ? (size_t)-true_lb : 0;
+    size_t after = true_lb + true_extent > extent ? (size_t)(true_lb + true_extent - extent) : 0;
     size_t header = sizeof(struct copy_out) + (size_t)blocks * sizeof(struct move) +
                     2 * (size_t)blocks * sizeof(int);
     header = (header + 63) / 64 * 64;
-    struct copy_out *o = malloc(header + bytes);
+    struct copy_out *o = malloc(header + before + bytes + after + (holes ? bytes : 0));
     if (o == NULL)
         return NULL;
+    o->typed = MPI_DATATYPE_NULL;
+    if (holes && PMPI_Type_dup(type, &o->typed) != MPI_SUCCESS) {
+        free(o);
+        return NULL;
+    }
+    o->packed = (char *)o + header + before + bytes + after;
     o->recvbuf = recvbuf;
-    o->temp = (char *)o + header;
+    o->temp = (char *)o + header + before;
     o->moves = 0;
     o->move = (struct move *)(o + 1);
     o->counts = (int *)(o->move + blocks);
@@ -292,11 +332,11 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
             sub.comm = subs[l];
         }
         if (!runner->nonblocking && shared == NULL &&
-            (shared = new_copy_out(2 * half, most, c->recvbuf)) == NULL) {
+            (shared = new_copy_out(2 * half, most, c->recvbuf, r->type)) == NULL) {
             err = MPI_ERR_NO_MEM;
             break;
         }
-        struct copy_out *o = shared ? shared : new_copy_out(n, bytes[l], c->recvbuf);
+        struct copy_out *o = shared ? shared : new_copy_out(n, bytes[l], c->recvbuf, r->type);
         if (o == NULL) {
             err = MPI_ERR_NO_MEM;
             break;
@@ -312,7 +352,7 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
                          !(i == me && in_place);
             if (wanted && count > 0)
                 o->move[o->moves++] = (struct move){(MPI_Aint)displ * extent, at,
-                                                    (MPI_Aint)count * extent};
+                                                    (MPI_Aint)count * extent, count};
             at += (MPI_Aint)count * extent;
         }
         first = 0;
@@ -335,7 +375,7 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
     }
     int kept = arrays != NULL ? sg_keep(runner, free, arrays) : MPI_SUCCESS;
     err = err != MPI_SUCCESS ? err : kept;
-    free(shared);
+    free_copy_out(shared);
     free(bytes);
     w1a_free_partition(&p);
     free(group);

@@ -9,7 +9,8 @@
  * runs once plain (PMPI) and once through sg_w1a, and every byte of every
  * buffer on every rank must agree. The buffers have margins on either side,
  * so a stray write shows too. The same for Allgather(v) (MPI_INT, a
- * contiguous derived type, and a send type with holes), Allreduce and
+ * contiguous derived type, a send type with holes, and a receive type with
+ * holes, whose holes the copy out of a temporary must leave), Allreduce and
  * Reduce_scatter(_block) (the reductions above), in groups of 2 to 4 where P
  * has a grid of them, with and without MPI_IN_PLACE on every rank. A
  * blocking runner lets the I-form take a blocking call's independent groups
@@ -350,8 +351,9 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
 }
 
 /* The routines without a root: Allgather(v) in pairs of groups (a
- * contiguous derived type too, and 2 MPI_INT received from a send type with
- * holes, which W1-A puts in place by a message to itself), Allreduce and
+ * contiguous derived type too, 2 MPI_INT received from a send type with
+ * holes, which W1-A puts in place by a message to itself, and a receive
+ * type with holes), Allreduce and
  * Reduce_scatter(_block) over a grid, with and without MPI_IN_PLACE. A rank
  * creates its sub-communicators on the first call of a partition: one per
  * pair its group is in, or its column and its row; none on the next calls,
@@ -365,7 +367,9 @@ static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple, MPI_Datatype two_in
     const struct typed moves[] = {{MPI_INT, MPI_OP_NULL, "MPI_INT", NULL},
                                   {triple, MPI_OP_NULL, "3 MPI_CHAR, contiguous", NULL},
                                   {two_ints, MPI_OP_NULL,
-                                   "2 MPI_INT, sent as 2 MPI_INT at lb -4, extent 24", spaced}};
+                                   "2 MPI_INT, sent as 2 MPI_INT at lb -4, extent 24", spaced},
+                                  {*spaced, MPI_OP_NULL,
+                                   "2 MPI_INT at lb -4, extent 24, received so too", NULL}};
     const struct typed reductions[] = {
         {MPI_INT, MPI_SUM, "MPI_INT, MPI_SUM", NULL},
         {MPI_SHORT_INT, MPI_MINLOC, "MPI_SHORT_INT, MPI_MINLOC", NULL},
@@ -376,7 +380,7 @@ static void sweep_to_all(MPI_Comm comm, MPI_Datatype triple, MPI_Datatype two_in
     for (int reduce = 0; reduce <= 1; reduce++)
         for (int members = 2; members <= 4; members++) {
             const enum sg_routine *routines = reduce ? reduces : gathers;
-            size_t routine_count = reduce ? 3 : 2, type_count = 3;
+            size_t routine_count = reduce ? 3 : 2, type_count = reduce ? 3 : 4;
             const struct typed *types = reduce ? reductions : moves;
             struct sg_described grid = {.procs = procs};
             struct sg_call probe = {.routine = routines[0], .sendtype = MPI_INT,
@@ -459,9 +463,11 @@ static void check_refusals(MPI_Datatype spaced)
         expect_applies(grouped[i], MPI_INT, MPI_SUM, 2, 1);
         expect_applies(grouped[i], MPI_INT, MPI_SUM, 1, 0); /* a group of one */
     }
-    /* Allgather(v)'s temporary: a receive type with holes is refused */
-    expect_applies(SG_MPI_Allgather, spaced, MPI_OP_NULL, 2, 0);
-    expect_applies(SG_MPI_Iallgatherv, spaced, MPI_OP_NULL, 3, 0);
+    /* Allgather(v)'s temporary takes a receive type with holes (its elements
+     * copied out through MPI_Pack/MPI_Unpack), whatever type the other
+     * ranks pass */
+    expect_applies(SG_MPI_Allgather, spaced, MPI_OP_NULL, 2, 1);
+    expect_applies(SG_MPI_Iallgatherv, spaced, MPI_OP_NULL, 3, 1);
     /* the grid: P = 4 is 2 x 2; P = 5 has none */
     const enum sg_routine gridded[] = {SG_MPI_Allreduce, SG_MPI_Ireduce_scatter,
                                        SG_MPI_Reduce_scatter_block};
