@@ -184,7 +184,7 @@ static inline void sg_in_basic_elements(uint64_t count, uint64_t size, uint64_t 
  * communicator's size. `elements` is the signature length of the datatype
  * n was counted in; `elements_min`/`elements_max` span those of every
  * datatype this rank passes (its sides without MPI_IN_PLACE), which the
- * ranks compare before they cut elements (protect.c); `count` and `size`
+ * v-routines' ranks compare (plan_agreement.c); `count` and `size`
  * are n and s as the MPI itself sees them on this rank, in elements of that
  * datatype. Returns an MPI error code. */
 struct sg_shape {

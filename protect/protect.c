@@ -293,16 +293,29 @@ static int windows_computed_alike(enum sg_routine r)
  * count follows from facts every rank shares, so every rank stops alike. */
 #define W1B_MAX_SUBCALLS 1024
 
+/* W1-B's chunk in basic elements (by_basic) is a multiple of this where it
+ * is at least WHOLE_CHUNKS of them, so that pieces are whole elements of
+ * any datatype of up to 16 basic elements (lcm(1..16) = 720720, lost: at
+ * most 1/WHOLE_CHUNKS of the chunk): a type of its own only past that, or
+ * for a small bound. */
+#define WHOLE_ELEMENTS 720720
+#define WHOLE_CHUNKS 64
+
 static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d,
                               const struct sg_shape *sh, int reduction)
 {
-    uint64_t chunk = own(v->max_count, sh) / (uint64_t)d->per_block_factor;
+    uint64_t chunk = (d->by_basic ? v->max_count : own(v->max_count, sh)) /
+                     (uint64_t)d->per_block_factor;
     uint64_t element_bytes = sh->s * (sh->elements ? sh->elements : 1);
     uint64_t piece =
         REDUCTION_PIECE_BYTES / (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
     if (reduction && chunk > piece && piece > 0)
         chunk = piece;
-    struct w1b_fit f = {.chunk = chunk > INT_MAX ? INT_MAX : (int64_t)chunk};
+    if (chunk > INT_MAX)
+        chunk = INT_MAX;
+    if (d->by_basic && chunk >= (uint64_t)WHOLE_ELEMENTS * WHOLE_CHUNKS)
+        chunk -= chunk % WHOLE_ELEMENTS;
+    struct w1b_fit f = {.chunk = (int64_t)chunk};
     f.rounds = f.chunk > 0 ? (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk) : 0;
     int planned = sg_windows_plan(d, sh->rank, &f.win);
     f.too_many = f.chunk > 0 && planned == MPI_SUCCESS &&
@@ -322,19 +335,19 @@ static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t proc
     return v.cls < 0;
 }
 
-/* sg_routine_allows, for the workarounds: the same for n elements of
- * `type` (an MPI error in measuring it: not allowed). */
+/* sg_routine_allows, for the workarounds: the same for n basic elements of
+ * `type`'s signature (an MPI error in measuring it: not allowed). */
 static int routine_allows(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs)
 {
     int size;
-    uint64_t elements, basic, s;
+    uint64_t elements, ignored, s;
     if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
         sg_type_elements(type, &elements) != MPI_SUCCESS)
         return 0;
     if (elements == 0)
         return 1; /* nothing to move */
-    sg_in_basic_elements(n, (uint64_t)size, elements, &basic, &s);
-    return allows_basic(r, s, basic, procs);
+    sg_in_basic_elements(1, (uint64_t)size, elements, &ignored, &s);
+    return allows_basic(r, s, n, procs);
 }
 
 /* ---- What a call yields, and what runs it -------------------------------- */
@@ -450,10 +463,16 @@ static void how_w3(char *how, size_t size, const struct sg_call *c, const struct
 }
 
 /* W2: not for a reduction (an op on a k-element type is not defined), nor
- * where the trigger depends on s. */
+ * where the trigger depends on s. Where W1-B counts in basic elements
+ * (by_basic: the ranks' datatypes may differ), whether W2 is chosen must
+ * not depend on this rank's datatype, or some ranks would cut in rounds
+ * while others make one call: it is judged in basic elements, and a rank
+ * whose one element holds more basic elements than the bound allows makes
+ * the call as it is (run_w2: sg_w2 refuses), which is one call too. */
 static int w2_applies(const struct choice *ch)
 {
-    return ch->v->w2_valid_trigger && sg_w2_applies(ch->c, ch->d, own(ch->v->max_count, ch->sh));
+    uint64_t max_count = ch->d->by_basic ? ch->v->max_count : own(ch->v->max_count, ch->sh);
+    return ch->v->w2_valid_trigger && sg_w2_applies(ch->c, ch->d, max_count);
 }
 
 static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
@@ -794,39 +813,18 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
 /* ---- Decide ------------------------------------------------------------- */
 
 /* Ranks may describe the same data with different datatypes (12 x
- * MPI_DOUBLE at the root, 1 x a vector of 12 doubles elsewhere). The
- * trigger is met alike (it counts basic elements, sg_call_shape), but what
- * each rank chooses need not be: W1-B cuts in elements of each rank's own
- * datatype, and whether W1-A applies can depend on it (a receive type with
- * holes). One-call plans (the call itself, W2, W3) match whatever each
- * rank picks among them; the others must be the same everywhere. So where
- * every rank decides alone (the regular routines), a blocking call that
- * meets a bound costs one Allreduce, in which the ranks compare how many
- * basic elements their datatypes hold and which multi-call plan they chose;
- * if either differs, every rank makes the call as it is. Not for reductions, whose datatype
- * the standard makes the same on every rank; Allgatherv's agreement and
- * Gatherv/Scatterv's plan carry the same comparison (plan_agreement.c),
- * and their blocks over the chunk move whole. Not in the I-forms, which
- * must not wait for the other ranks inside the call: there the ranks are
- * assumed to pass datatypes of one signature length (README, "Known
- * limits"). */
-static int compares_choices(enum sg_routine r)
-{
-    const struct sg_routine_info *info = &sg_routines[r];
-    return info->knows == SG_KNOWS_ALL && !info->reduction && !sg_is_nonblocking(r);
-}
-
-static int same_choices(const struct sg_call *c, const struct sg_shape *sh,
-                        const struct plan *plan, int *same)
-{
-    int64_t several = plan->kind == PLAN_W1A || plan->kind == PLAN_W1B ? plan->kind : 0;
-    int64_t mine[4] = {(int64_t)sh->elements_max, -(int64_t)sh->elements_min, several,
-                       -several};
-    int64_t all[4];
-    int err = PMPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, c->comm);
-    *same = err == MPI_SUCCESS && all[2] == -all[3] && (all[2] == 0 || all[0] == -all[1]);
-    return err;
-}
+ * MPI_DOUBLE at the root, 1 x a vector of 12 doubles elsewhere). Where
+ * every rank decides alone (the regular routines, Bcast), what each
+ * chooses is a function of what they share -- the trigger and W1-B's
+ * chunk and rounds count basic elements (sg_call_shape, by_basic in
+ * workarounds.h), W2 is judged in them, W1-A's groups follow n, s and P --
+ * so the ranks choose alike with no message, in the blocking forms and the
+ * I-forms: a rank whose datatype W2 cannot shrink makes the call as it is,
+ * one call like the others' W2; W1-B cuts every rank's blocks at the same
+ * basic element (sg_type_range). Reductions pass one datatype on every rank
+ * (the standard). Allgatherv's agreement and Gatherv/Scatterv's W1-A plan
+ * compare the ranks' signature lengths (plan_agreement.c); the other
+ * v-routines' blocks over the chunk move whole. */
 
 /* Returns an MPI error code (of making the private communicator, or of the
  * agreement): MPI's own failure, on a collective call, as MPI reports it. */
@@ -901,15 +899,6 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
         int agreed = talks || who == SG_KNOWS_ALL || alike;
         dc->plan = choose(c, rules, &f->v, sh, &dc->d, &dc->fit, agreed, dc->reports, &dc->why);
     }
-    if (dc->triggered_here && compares_choices(c->routine)) {
-        int same;
-        if ((err = same_choices(c, sh, &dc->plan, &same)) != MPI_SUCCESS)
-            return err;
-        if (!same) {
-            dc->plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
-            dc->why = LEFT_MIXED_TYPES;
-        }
-    }
     /* Agreement, only where a bound is configured (see the top of the file). */
     if (talks)
         return sg_agree_on_plan(c, sh, &dc->fit, &dc->plan, &dc->why, &dc->told, &dc->windows);
@@ -939,8 +928,11 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     int err = w->run(&runner, c, f, dc);
     if (err == -1) { /* the workaround refused before communicating */
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
-               "%s: the workaround cannot cut this layout" LEFT_ALONE_SUFFIX,
-               sg_routines[c->routine].name);
+               "%s: %s cannot cut this rank's layout%s, so this rank makes the call as it is "
+               "(reported once; counted at MPI_Finalize)",
+               sg_routines[c->routine].name, sg_workaround_name(w->name),
+               w->name == SG_WORKAROUND_W2 ? " (one element of its datatype is over the bound)"
+                                           : "");
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
     }

@@ -65,13 +65,18 @@ static const struct sg_side *block_side(const struct sg_described *d)
                                                : &d->send;
 }
 
-static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displs, int rank)
+static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displs, int rank,
+                              int by_basic)
 {
     int single = s->layout == SG_SIDE_SINGLE;
+    uint64_t unit = 1;
+    if (by_basic && s->layout != SG_SIDE_NONE && sg_type_elements(s->type, &unit) != MPI_SUCCESS)
+        unit = 1;
     return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
                             .count = single ? sg_single_count(s, rank) : s->count,
                             .counts = single ? NULL : s->counts,
-                            .displs = s->layout == SG_SIDE_V ? displs : NULL, .type = s->type};
+                            .displs = s->layout == SG_SIDE_V ? displs : NULL, .type = s->type,
+                            .unit = unit};
 }
 
 void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
@@ -85,8 +90,10 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     d->pairwise = info->pairwise;
     d->regular = info->v_form != c->routine && !is_reduction(c->routine);
     d->block_bytes = 0;
-    d->send = side_of(&send, send_displs, rank);
-    d->recv = side_of(&recv, recv_displs, rank);
+    /* by the routine's row, not this rank's sides: the same on every rank */
+    d->by_basic = !is_reduction(c->routine) && info->send != SG_SIDE_V && info->recv != SG_SIDE_V;
+    d->send = side_of(&send, send_displs, rank, d->by_basic);
+    d->recv = side_of(&recv, recv_displs, rank, d->by_basic);
     if (d->regular) {
         const struct sg_side *side = block_side(d);
         if (side->layout != SG_SIDE_NONE)
@@ -104,7 +111,7 @@ static int64_t largest_block(const struct sg_side *side, int procs)
     switch (side->layout) {
     case SG_SIDE_SINGLE:
     case SG_SIDE_REGULAR:
-        return side->count;
+        return side->count * (int64_t)side->unit;
     case SG_SIDE_V:
     case SG_SIDE_PACKED: {
         int64_t largest = 0;
@@ -141,6 +148,8 @@ struct round_side {
     char *packed;         /* PACKED: this round's input, gathered from the blocks */
     char *origin;         /* PACKED: where element 0 of that input starts */
     MPI_Aint true_lb, true_extent; /* PACKED: the data of one element */
+    MPI_Datatype piece;   /* this round's piece as a type of its own (sg_type_range), or
+                           * MPI_DATATYPE_NULL */
 };
 
 /* V sides are cut only if every piece keeps an int displacement. */
@@ -322,6 +331,7 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
 {
     memset(r, 0, sizeof *r);
     r->side = side;
+    r->piece = MPI_DATATYPE_NULL;
     /* a V side with windows, or rebased whole, was checked by sg_windows_plan */
     int rebased = w->of != NULL || w->rebase[0] != 0 || w->rebase[1] != 0;
     if (!(side->layout == SG_SIDE_V && rebased) && !side_cuts(side, procs))
@@ -348,8 +358,17 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
     return MPI_SUCCESS;
 }
 
+/* A piece's own type, once its sub-call has started (MPI keeps what a
+ * started operation uses). */
+static void free_piece(struct round_side *r)
+{
+    if (r->piece != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&r->piece);
+}
+
 static void release(struct round_side *r)
 {
+    free_piece(r);
     free(r->counts);
     free(r->packed);
 }
@@ -359,6 +378,45 @@ static void release(struct round_side *r)
 static int partner(const struct sg_windows *w, int k)
 {
     return ((k - w->mine) % w->count + w->count) % w->count;
+}
+
+/* This round's piece of a block of `count` elements of a SINGLE or REGULAR
+ * side: units [offset, offset + chunk) (basic elements where by_basic),
+ * as `*pieces` elements of `*type` from element `*first` of the block.
+ * Whole elements where the piece starts and ends on them; else one element
+ * of a type of just those units, made here (r->piece), with the block's
+ * extent (`stretch`: REGULAR, whose blocks follow each other). Returns an
+ * MPI error code, or -1 for a piece no type can hold (sg_type_range). */
+static int piece_of(struct round_side *r, int64_t count, int64_t offset, int64_t chunk,
+                    int stretch, int *pieces, int64_t *first, MPI_Datatype *type)
+{
+    const struct sg_side *side = r->side;
+    int64_t unit = (int64_t)side->unit, length = clamp_chunk(count * unit, offset, chunk);
+    *type = side->type;
+    *first = 0;
+    if (unit == 0 || (offset % unit == 0 && length % unit == 0)) {
+        *pieces = unit ? (int)(length / unit) : 0;
+        *first = unit ? offset / unit : 0;
+        return MPI_SUCCESS;
+    }
+    MPI_Datatype range;
+    int err = sg_type_range(side->type, (uint64_t)offset, (uint64_t)length, &range);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (stretch) {
+        err = PMPI_Type_create_resized(range, 0, (MPI_Aint)count * sg_extent_of(side->type),
+                                       &r->piece);
+        PMPI_Type_free(&range);
+        if (err == MPI_SUCCESS && (err = PMPI_Type_commit(&r->piece)) != MPI_SUCCESS)
+            PMPI_Type_free(&r->piece);
+        if (err != MPI_SUCCESS)
+            return err;
+    } else {
+        r->piece = range;
+    }
+    *pieces = 1;
+    *type = r->piece;
+    return MPI_SUCCESS;
 }
 
 /* Set round `offset` of window `window` (Alltoall: pair of windows) of one
@@ -371,29 +429,42 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     const void *base = is_send ? c->sendbuf : c->recvbuf;
     MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : sg_extent_of(side->type);
     const char *moved = NULL;
-    int count = 0;
+    MPI_Datatype type = side->layout == SG_SIDE_NONE ? MPI_DATATYPE_NULL : side->type;
+    int count = 0, err;
+    int64_t at;
 
     switch (side->layout) {
     case SG_SIDE_NONE:
         return MPI_SUCCESS;
     case SG_SIDE_SINGLE:
-        count = window == w->mine ? (int)clamp_chunk(side->count, offset, chunk) : 0;
-        moved = count && !side->in_place ? (const char *)base + offset * extent : base;
+        if (window != w->mine) {
+            moved = base;
+            break;
+        }
+        if ((err = piece_of(r, side->count, offset, chunk, 0, &count, &at, &type)) !=
+            MPI_SUCCESS)
+            return err;
+        moved = count && !side->in_place ? (const char *)base + at * extent : base;
         break;
     case SG_SIDE_REGULAR: {
         /* In the v-form, block i's piece is a contiguous sub-buffer at
          * (i - first) * count from the first block's piece: an int, as a
-         * window spans at most INT_MAX elements. The buffer moves to that
+         * window spans at most INT_MAX elements (a piece of its own type
+         * has the block's extent: at i - first). The buffer moves to that
          * piece, so the first displacement is 0 (MPICH 4.0.2's
          * Allgatherv on one process copies to the buffer's start whatever
          * displs[0] says, pmodels/mpich#6374). */
         int k = w->pairs ? partner(w, window) : window, ranks = w->ranks ? w->ranks : procs;
-        int first = k * ranks, end = first + ranks;
+        int first = k * ranks, end = first + ranks, pieces;
+        if ((err = piece_of(r, side->count, offset, chunk, 1, &pieces, &at, &type)) !=
+            MPI_SUCCESS)
+            return err;
+        int64_t step = r->piece != MPI_DATATYPE_NULL ? 1 : side->count;
         for (int i = 0; i < procs; i++) {
-            r->counts[i] = i >= first && i < end ? (int)clamp_chunk(side->count, offset, chunk) : 0;
-            r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * side->count) : 0;
+            r->counts[i] = i >= first && i < end ? pieces : 0;
+            r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * step) : 0;
         }
-        moved = (const char *)base + ((MPI_Aint)first * side->count + offset) * extent;
+        moved = (const char *)base + ((MPI_Aint)first * side->count + at) * extent;
         break;
     }
     case SG_SIDE_V: {
@@ -433,6 +504,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     if (is_send) {
         sub->sendbuf = moved;
         sub->sendcount = count;
+        sub->sendtype = type;
         if (arrays) {
             sub->sendcounts = r->counts;
             sub->sdispls = r->displs;
@@ -440,6 +512,7 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     } else {
         sub->recvbuf = (void *)moved;
         sub->recvcount = count;
+        sub->recvtype = type;
         if (arrays) {
             sub->recvcounts = r->counts;
             sub->rdispls = r->displs;
@@ -481,7 +554,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     int procs = d->procs;
     enum sg_routine routine = d->regular ? sg_routines[c->routine].v_form : c->routine;
     if (routine != c->routine && runner->allows != NULL &&
-        !runner->allows(routine, block_side(d)->type, chunk, (uint64_t)procs))
+        !runner->allows(routine, block_side(d)->type, chunk, (uint64_t)procs)) /* by_basic */
         return -1;
     struct round *r = malloc(sizeof *r);
     if (r == NULL)
@@ -517,6 +590,8 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
                 sub.recvcount = (int)clamp_chunk(d->recv.count, offset, (int64_t)chunk);
             err = sg_run(runner, &sub);
         }
+        free_piece(&r->send);
+        free_piece(&r->recv);
     }
     int kept = sg_keep(runner, release_round, r);
     return err != MPI_SUCCESS ? err : kept;

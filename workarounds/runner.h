@@ -42,8 +42,10 @@ struct sg_copy {
     MPI_Comm *handle; /* where MPI_Comm_idup puts the copy (not moved: MPI may write it late) */
 };
 
-/* Whether routine `r` may take a call of `n` elements of `type` over
- * `procs` processes without meeting a bound of the configuration. A
+/* Whether routine `r` may take a call of `n` basic elements of the
+ * signature of `type` (as many as n / (its signature length) elements of
+ * it) over `procs` processes without meeting a bound of the configuration:
+ * the same answer on ranks whose types differ but whose signatures match. A
  * workaround asks before it moves part of a call onto another routine
  * (W1-A: Allgather onto Allgatherv, Allreduce onto Reduce_scatter and
  * Allgatherv, ...): that routine may be broken at that size too. */

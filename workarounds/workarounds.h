@@ -36,7 +36,7 @@ static inline int64_t sg_gcd(int64_t a, int64_t b)
  * type signatures match, so basic element j is the same on all). Its lb
  * and extent are those of a struct of its entries (resize to use it in an
  * array). Returns MPI_SUCCESS, an MPI error code, or -1 for a type whose
- * elements it cannot address: a DARRAY cut inside one of its elements. */
+ * elements it cannot address (a constructor MPI 4.0 does not have). */
 int sg_type_range(MPI_Datatype type, uint64_t first, uint64_t n, MPI_Datatype *range);
 
 struct sg_side {
@@ -46,6 +46,8 @@ struct sg_side {
     const int *counts;  /* V, PACKED */
     const int64_t *displs; /* V: intended displacements, in extents of type */
     MPI_Datatype type;
+    uint64_t unit;      /* W1-B's units in one element of type: its basic elements where
+                         * W1-B counts in them (by_basic), else 1 */
 };
 
 struct sg_described {
@@ -57,6 +59,7 @@ struct sg_described {
     int regular;          /* Scatter, Gather, Allgather, Alltoall: every block has the same
                            * `block_bytes` on every rank (type signatures match) */
     int64_t block_bytes;
+    int by_basic;         /* W1-B's chunk and offsets count basic elements (below) */
 };
 
 /* Describe the call on this rank. `recv_displs`/`send_displs` are the
@@ -80,6 +83,16 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
  * sides are never split. Each side that spans under 2^32 extents is only
  * rebased (one window, `rebase`), which is a change of that rank's
  * description alone; a wider side cannot be cut.
+ *
+ * Where the ranks may pass different datatypes for the same data (every
+ * routine but the reductions, whose datatype is the same on every rank, and
+ * the v-routines, whose blocks over the chunk go point to point whole, or
+ * whose ranks compare their types: Allgatherv), W1-B counts its chunk and
+ * its offsets in basic elements (`by_basic`), so that every rank cuts its
+ * blocks at the same basic element, and makes the same number of rounds,
+ * whatever datatype it passes: a piece of whole elements is moved as such,
+ * any other piece as one element of a type that holds just its basic
+ * elements (sg_type_range).
  *
  * The regular routines run W1-B as their v-form (Scatter as Scatterv, ...):
  * a piece of every block is a contiguous sub-buffer there, where the

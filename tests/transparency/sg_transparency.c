@@ -43,6 +43,9 @@
  *   gatherv_zero             Gatherv to root 0 with every count 0
  *   bcast_intercomm          Bcast of 12 doubles over an intercommunicator
  *                            (ranks 0, 1 against 2, 3; root 0 of the first)
+ *   iscatter_in_place_vector, ibcast_own_types, igather_vector_root,
+ *   iallgather_own_types, ialltoall_own_types
+ *                            the cases above as I-forms
  *
  * Output: "sg_transparency: CASE same" from rank 0 per case, on standard
  * error (where the layer's words go, for the tests to read both). On a
@@ -442,6 +445,21 @@ static void bcast_intercomm(struct setup *s)
     s->recv_at = 0;
 }
 
+/* The cases of ranks with their own datatypes as I-forms, where the ranks
+ * cannot compare anything inside the call: they must choose alike alone. */
+#define AS_I_FORM(name)                                                                        \
+    static void i##name(struct setup *s)                                                       \
+    {                                                                                          \
+        name(s);                                                                               \
+        s->call.routine = sg_in_form_of(s->call.routine, SG_MPI_Ibcast);                       \
+    }
+AS_I_FORM(scatter_in_place_vector)
+AS_I_FORM(bcast_own_types)
+AS_I_FORM(gather_vector_root)
+AS_I_FORM(allgather_own_types)
+AS_I_FORM(alltoall_own_types)
+#undef AS_I_FORM
+
 static const struct {
     const char *name;
     void (*setup)(struct setup *s);
@@ -453,7 +471,9 @@ static const struct {
     CASE(alltoallv_in_place_own_types),                        CASE(ibcast_struct),
     CASE(allgather_negative_lb),   CASE(scatter_indexed),      CASE(reduce_noncommutative),
     CASE(allreduce_user_struct),   CASE(ireduce_scatter_large), CASE(allgather_self),
-    CASE(gatherv_zero),            CASE(bcast_intercomm),
+    CASE(gatherv_zero),            CASE(bcast_intercomm),      CASE(iscatter_in_place_vector),
+    CASE(ibcast_own_types),        CASE(igather_vector_root),  CASE(iallgather_own_types),
+    CASE(ialltoall_own_types),
 #undef CASE
 };
 #define CASES (sizeof cases / sizeof *cases)
