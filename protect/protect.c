@@ -169,8 +169,9 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
 }
 
 /* A count of basic elements in elements of this rank's datatype (rounded
- * down): what the workarounds count in. The same on every rank once the
- * ranks have found that their datatypes hold alike many (decide). */
+ * down): what W2 counts in on this rank, and W1-B of the reductions (one
+ * datatype on every rank) and of Allgatherv (whose ranks compare theirs);
+ * W1-B of the other routines counts basic elements (by_basic). */
 static uint64_t own(uint64_t basic, const struct sg_shape *sh)
 {
     return sh->elements > 1 ? basic / sh->elements : basic;

@@ -17,7 +17,8 @@
  * halves of it (the upper one in reverse rank order); MPI_CHAR, MPI_INT,
  * MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
  * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8
- * (true lb 8); counts 0..--max-count, sometimes all multiples of 2, 3, 4 or 8
+ * (true lb 8), indexed(2 ints at 0, 1 at 3), struct(int at 4, int at 0);
+ * counts 0..--max-count, sometimes all multiples of 2, 3, 4 or 8
  * (so W2 can apply to v-routines); v-routine displacements non-descending
  * with random gaps; MPI_IN_PLACE where the standard allows it; arguments the
  * standard calls insignificant (recvcount at a Gather non-root, sendcount/
@@ -29,12 +30,13 @@
  * not allowed in collectives). With --mixed-types, a call of MPI_INT that
  * is not a reduction and whose counts and displacements are all multiples
  * of 2 or 3 lets each rank describe its own buffers with its own type of
- * the int family (int, contiguous(3 ints), the vector, the resized and the
- * shifted type: whichever hold a number of ints dividing that granule),
- * drawn per rank: the type signatures match, the types do not (12 ints on
+ * the int family (int, contiguous(3 ints), the vector, the resized, the
+ * shifted, the indexed and the struct type: whichever hold a number of ints
+ * dividing that granule), drawn per rank: the type signatures match, the
+ * types do not (12 ints on
  * one rank, 4 x contiguous(3 ints) or 6 x vector on another). Half the
- * other calls are made such calls. (Not reductions, nor the I-forms of the
- * regular routines: see mixes().) Non-blocking calls come in batches of up to 3
+ * other calls are made such calls (not reductions: see mixes()), blocking
+ * and I-forms alike. Non-blocking calls come in batches of up to 3
  * consecutive calls (blocking ones issued in between while the others are
  * pending) and complete by MPI_Wait or MPI_Test loops (in or against issue
  * order) or MPI_Waitall/Waitany/Testall/Testsome, sometimes with an
@@ -183,6 +185,8 @@ enum {
     T_VECTOR,   /* vector(2 blocks of 1 int, stride 3): size 8, extent 16 */
     T_RESIZED,  /* resized(contiguous(2, MPI_INT), lb 8, extent 12): data below lb */
     T_SHIFTED,  /* resized(hindexed_block(2 ints at 8), lb 8, extent 12): true lb 8 */
+    T_INDEXED,  /* indexed(2 ints at 0, 1 at 3): size 12, extent 16 */
+    T_SWAPPED,  /* struct(int at 4, int at 0): the second int first in memory */
     NTYPES
 };
 
@@ -205,11 +209,25 @@ static struct dtype types[NTYPES] = {
     [T_VECTOR] = {"vector2x1s3int", MPI_DATATYPE_NULL, BT_INT, 2, {0, 12, 0}, 0, 16},
     [T_RESIZED] = {"resized2int_lb8", MPI_DATATYPE_NULL, BT_INT, 2, {0, 4, 0}, 8, 12},
     [T_SHIFTED] = {"shifted2int_lb8", MPI_DATATYPE_NULL, BT_INT, 2, {8, 12, 0}, 8, 12},
+    [T_INDEXED] = {"indexed2+1int", MPI_DATATYPE_NULL, BT_INT, 3, {0, 4, 12}, 0, 16},
+    [T_SWAPPED] = {"struct2int_swapped", MPI_DATATYPE_NULL, BT_INT, 2, {4, 0, 0}, 0, 8},
 };
+
+/* The first and one past the last byte of an element's data. */
+static MPI_Aint true_lb(const struct dtype *t)
+{
+    int lowest = t->off[0];
+    for (int j = 1; j < t->k; j++)
+        lowest = t->off[j] < lowest ? t->off[j] : lowest;
+    return lowest;
+}
 
 static MPI_Aint true_ub(const struct dtype *t)
 {
-    return t->off[t->k - 1] + basic_size[t->basic];
+    int highest = t->off[0];
+    for (int j = 1; j < t->k; j++)
+        highest = t->off[j] > highest ? t->off[j] : highest;
+    return highest + basic_size[t->basic];
 }
 
 /* Bytes spanned by `span` elements from the buffer address. */
@@ -613,14 +631,10 @@ static int inplace_allowed(int base, int is_root)
 }
 
 /* Whether --mixed-types may give this call's ranks types of their own: not
- * reductions (the standard wants one datatype on every rank), and not the
- * I-forms of the regular routines, where the layer assumes one signature
- * length on every rank (README, "Known limits"). */
+ * reductions (the standard wants one datatype on every rank). */
 static int mixes(const struct call *c)
 {
-    int regular = c->base == B_BCAST || c->base == B_SCATTER || c->base == B_GATHER ||
-                  c->base == B_ALLGATHER || c->base == B_ALLTOALL;
-    return !is_reduction(c->base) && !(regular && c->nb);
+    return !is_reduction(c->base);
 }
 
 /* Draws everything about call `index` and builds its buffers. Every rank
@@ -1347,6 +1361,13 @@ static void make_types(void)
     CHK(NULL, "MPI_Type_create_resized",
         MPI_Type_create_resized(tmp, 8, 12, &types[T_SHIFTED].dt));
     MPI_Type_free(&tmp);
+    int lengths[2] = {2, 1}, at[2] = {0, 3};
+    CHK(NULL, "MPI_Type_indexed", MPI_Type_indexed(2, lengths, at, MPI_INT, &types[T_INDEXED].dt));
+    int ones[2] = {1, 1};
+    MPI_Aint swapped[2] = {4, 0};
+    MPI_Datatype ints[2] = {MPI_INT, MPI_INT};
+    CHK(NULL, "MPI_Type_create_struct",
+        MPI_Type_create_struct(2, ones, swapped, ints, &types[T_SWAPPED].dt));
     for (int i = T_CONTIG3; i < NTYPES; i++) {
         CHK(NULL, "MPI_Type_commit", MPI_Type_commit(&types[i].dt));
         MPI_Type_set_name(types[i].dt, types[i].name);
@@ -1360,7 +1381,7 @@ static void make_types(void)
         MPI_Type_get_extent(t->dt, &lb, &extent);
         MPI_Type_get_true_extent(t->dt, &tlb, &textent);
         MPI_Type_size(t->dt, &size);
-        if (lb != t->lb || extent != t->extent || tlb != t->off[0] ||
+        if (lb != t->lb || extent != t->extent || tlb != true_lb(t) ||
             tlb + textent != true_ub(t) || size != t->k * basic_size[t->basic]) {
             fprintf(stderr, "sg_diffcoll: type %s: MPI says lb %ld extent %ld true lb %ld true "
                             "extent %ld size %d; the table disagrees\n",
