@@ -54,7 +54,8 @@ int sg_trigger_exceeds(enum sg_trigger trigger, uint64_t s, uint64_t n, uint64_t
 int sg_trigger_depends_on_type_size(enum sg_trigger trigger);
 
 /* The largest n that does not trigger at (s, P): what a workaround may put in
- * one sub-call. 0 when even n = 1 triggers. */
+ * one sub-call. 0 when even n = 1 triggers. n exceeds it exactly where
+ * sg_trigger_exceeds says so (which needs no division). */
 uint64_t sg_trigger_max_count(enum sg_trigger trigger, uint64_t s, uint64_t procs,
                               uint64_t bound);
 

@@ -58,11 +58,11 @@ uint64_t sg_trigger_max_count(enum sg_trigger trigger, uint64_t s, uint64_t proc
                               uint64_t bound)
 {
     uint64_t factor = trigger_factor(trigger, s, procs);
-    if (factor == 0)
-        return UINT64_MAX; /* s or P of 0: nothing to exceed */
-    /* A saturated factor is a lower estimate of the real one; only a bound of
-     * UINT64_MAX could then let n = 1 through, and the quotient says so. */
-    return factor == UINT64_MAX ? (bound == UINT64_MAX ? 1 : 0) : bound / factor;
+    if (factor == 0 || bound == UINT64_MAX)
+        return UINT64_MAX; /* s or P of 0, or no bound: nothing to exceed */
+    /* A saturated factor is a lower estimate of the real one: even n = 1
+     * exceeds the bound. */
+    return factor == UINT64_MAX ? 0 : bound / factor;
 }
 
 uint64_t sg_trigger_max_procs(enum sg_trigger trigger, uint64_t s, uint64_t n, uint64_t bound)

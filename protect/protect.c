@@ -168,6 +168,23 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
     }
 }
 
+/* Whether any entry in `rules` triggers for the call: judge's class, with
+ * no division for class G (sg_trigger_exceeds is exactly n > its largest
+ * count): what the hot path asks on every call of a routine with a bound. */
+static int meets_a_bound(const struct sg_rules *rules, const struct sg_shape *sh)
+{
+    for (size_t i = 0; i < rules->count; i++) {
+        const struct sg_bound_entry *e = rules->entries[i];
+        if (e->cls == SG_CLASS_G ? sg_trigger_exceeds(e->trigger, sh->s, sh->n, sh->procs, e->bound)
+            : e->cls == SG_CLASS_X
+                ? sh->n > sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s, sh->procs,
+                                               NULL)
+                : 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* A count of basic elements in elements of this rank's datatype (rounded
  * down): what W2 counts in on this rank, and W1-B of the reductions (one
  * datatype on every rank) and of Allgatherv (whose ranks compare theirs);
@@ -761,11 +778,7 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
         return FULL_LOOK;
     struct sg_shape sh = {.is_root = 1};
     if (rules->bounded) {
-        struct verdict v;
-        if (sg_call_shape(c, &sh) != MPI_SUCCESS)
-            return FULL_LOOK;
-        judge(rules, &sh, info->name, &v);
-        if (v.cls >= 0)
+        if (sg_call_shape(c, &sh) != MPI_SUCCESS || meets_a_bound(rules, &sh))
             return FULL_LOOK;
     } else { /* only what the scan needs: no sum over the counts */
         int procs, rank = -1;

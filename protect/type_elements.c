@@ -188,13 +188,33 @@ static int counted_by_mpi(MPI_Datatype type, uint64_t *elements)
     return MPI_SUCCESS;
 }
 
+/* The predefined types this thread has met: their handles never change
+ * (nor become a derived type's), so a call of one asks the MPI nothing. */
+#define NAMED_SLOTS 8
+static _Thread_local struct {
+    MPI_Datatype type;
+    uint64_t elements; /* 0: the slot is empty */
+} named[NAMED_SLOTS];
+
+static unsigned named_slot(MPI_Datatype type)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)type * 0x9e3779b97f4a7c15u) >> 61);
+}
+
 static int elements_of(MPI_Datatype type, uint64_t *elements)
 {
+    unsigned slot = named_slot(type);
+    if (named[slot].elements != 0 && named[slot].type == type) {
+        *elements = named[slot].elements;
+        return MPI_SUCCESS;
+    }
     int ni, na, nd, combiner, err;
     if ((err = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
         return err;
     if (combiner == MPI_COMBINER_NAMED) {
         *elements = is_pair(type) ? 2 : 1;
+        named[slot].type = type;
+        named[slot].elements = *elements;
         return MPI_SUCCESS;
     }
     pthread_once(&keyval_once, make_keyval);

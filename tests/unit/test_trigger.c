@@ -53,6 +53,33 @@ static void test_max_count(void)
             }
 }
 
+/* n exceeds the largest safe count exactly where the trigger is exceeded
+ * (the layer's hot path asks the latter, which needs no division): edges
+ * (0, 1, saturation, no bound) and random values of every magnitude. */
+static void test_max_count_matches_exceeds(void)
+{
+    const uint64_t edges[] = {0, 1, 2, 3, 7, 1000, 123456789, 2147483647, 2147483648ULL,
+                              1ULL << 32, 1ULL << 40, UINT64_MAX / 3, UINT64_MAX - 1, UINT64_MAX};
+    const size_t count = sizeof edges / sizeof *edges;
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (int round = 0; round < 200000; round++) {
+        uint64_t v[4];
+        for (int i = 0; i < 4; i++) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            v[i] = round < 20000 ? edges[state % count] : state >> (state % 64);
+        }
+        enum sg_trigger t = (enum sg_trigger)(round % 4);
+        uint64_t s = v[0], n = v[1], p = v[2], bound = v[3];
+        int exceeds = sg_trigger_exceeds(t, s, n, p, bound);
+        if (exceeds != (n > sg_trigger_max_count(t, s, p, bound))) {
+            CHECK(!"sg_trigger_max_count and sg_trigger_exceeds disagree");
+            return;
+        }
+    }
+}
+
 static void test_max_procs(void)
 {
     /* MPICH 4.0.2 MPI_Scatter, chars: s*n*P <= 2.1e9 */
@@ -130,6 +157,7 @@ int main(void)
 {
     test_forms();
     test_max_count();
+    test_max_count_matches_exceeds();
     test_max_procs();
     test_class_x_policy();
     test_names();
