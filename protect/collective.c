@@ -90,8 +90,7 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     }
     int size;
     uint64_t elements, other;
-    if ((err = PMPI_Type_size(side->type, &size)) != MPI_SUCCESS ||
-        (err = sg_type_elements(side->type, &elements)) != MPI_SUCCESS)
+    if ((err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
         return err;
     shape->elements = shape->elements_min = shape->elements_max = elements;
     const struct sg_call_side *more = side == &recv ? &send : &recv;

@@ -154,6 +154,10 @@ static inline int sg_single_count(const struct sg_call_side *side, int rank)
  * type signature (type_elements.c). Returns an MPI error code. */
 int sg_type_elements(MPI_Datatype type, uint64_t *elements);
 
+/* Its size (MPI_Type_size) and signature length together: for a
+ * predefined type this thread has met, without asking the MPI. */
+int sg_type_measure(MPI_Datatype type, int *size, uint64_t *elements);
+
 /* A darray's indices along one dimension: how many of the gsize global
  * indices the process at `coordinate` of psize holds, written in ascending
  * order to `held` (NULL: only counted). */
@@ -171,7 +175,8 @@ static inline void sg_in_basic_elements(uint64_t count, uint64_t size, uint64_t 
 {
     if (__builtin_mul_overflow(count, elements, n))
         *n = UINT64_MAX;
-    *s = elements ? (size + elements - 1) / elements : 0;
+    /* no division for a predefined type of one element, every call's case */
+    *s = elements == 1 ? size : elements ? (size + elements - 1) / elements : 0;
 }
 
 /* n, s and P of a call on this rank (DESIGN.md "Notation"), in basic

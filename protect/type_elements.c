@@ -191,30 +191,38 @@ static int counted_by_mpi(MPI_Datatype type, uint64_t *elements)
 /* The predefined types this thread has met: their handles never change
  * (nor become a derived type's), so a call of one asks the MPI nothing. */
 #define NAMED_SLOTS 8
-static _Thread_local struct {
+struct named_type {
     MPI_Datatype type;
     uint64_t elements; /* 0: the slot is empty */
-} named[NAMED_SLOTS];
+    int size;
+};
+static _Thread_local struct named_type named[NAMED_SLOTS];
 
 static unsigned named_slot(MPI_Datatype type)
 {
     return (unsigned)(((uint64_t)(uintptr_t)type * 0x9e3779b97f4a7c15u) >> 61);
 }
 
+static int named_known(MPI_Datatype type)
+{
+    unsigned slot = named_slot(type);
+    return named[slot].elements != 0 && named[slot].type == type;
+}
+
 static int elements_of(MPI_Datatype type, uint64_t *elements)
 {
     unsigned slot = named_slot(type);
-    if (named[slot].elements != 0 && named[slot].type == type) {
+    if (named_known(type)) {
         *elements = named[slot].elements;
         return MPI_SUCCESS;
     }
-    int ni, na, nd, combiner, err;
+    int ni, na, nd, combiner, err, size;
     if ((err = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
         return err;
     if (combiner == MPI_COMBINER_NAMED) {
         *elements = is_pair(type) ? 2 : 1;
-        named[slot].type = type;
-        named[slot].elements = *elements;
+        if (PMPI_Type_size(type, &size) == MPI_SUCCESS)
+            named[slot] = (struct named_type){type, *elements, size};
         return MPI_SUCCESS;
     }
     pthread_once(&keyval_once, make_keyval);
@@ -238,4 +246,15 @@ static int elements_of(MPI_Datatype type, uint64_t *elements)
 int sg_type_elements(MPI_Datatype type, uint64_t *elements)
 {
     return elements_of(type, elements);
+}
+
+int sg_type_measure(MPI_Datatype type, int *size, uint64_t *elements)
+{
+    if (named_known(type)) {
+        *size = named[named_slot(type)].size;
+        *elements = named[named_slot(type)].elements;
+        return MPI_SUCCESS;
+    }
+    int err = PMPI_Type_size(type, size);
+    return err != MPI_SUCCESS ? err : elements_of(type, elements);
 }
