@@ -154,6 +154,15 @@ static inline int sg_single_count(const struct sg_call_side *side, int rank)
  * type signature (type_elements.c). Returns an MPI error code. */
 int sg_type_elements(MPI_Datatype type, uint64_t *elements);
 
+/* The predefined pair types of MINLOC/MAXLOC (two basic elements each):
+ * whether `type` is one, and its two basic elements and where the second
+ * lies. */
+struct sg_pair {
+    MPI_Datatype type, first, second;
+    MPI_Aint second_at;
+};
+int sg_pair_of(MPI_Datatype type, struct sg_pair *p);
+
 /* Its size (MPI_Type_size) and signature length together: for a
  * predefined type this thread has met, without asking the MPI. */
 int sg_type_measure(MPI_Datatype type, int *size, uint64_t *elements);

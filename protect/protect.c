@@ -194,6 +194,13 @@ static uint64_t own(uint64_t basic, const struct sg_shape *sh)
     return sh->elements > 1 ? basic / sh->elements : basic;
 }
 
+/* A count of basic elements in the units W1-B and W2 judge this call in:
+ * basic elements where W1-B counts them (by_basic), else own elements. */
+static uint64_t in_units(uint64_t basic, const struct sg_described *d, const struct sg_shape *sh)
+{
+    return d->by_basic ? basic : own(basic, sh);
+}
+
 /* ---- The plan ----------------------------------------------------------- */
 
 
@@ -322,8 +329,7 @@ static int windows_computed_alike(enum sg_routine r)
 static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d,
                               const struct sg_shape *sh, int reduction)
 {
-    uint64_t chunk = (d->by_basic ? v->max_count : own(v->max_count, sh)) /
-                     (uint64_t)d->per_block_factor;
+    uint64_t chunk = in_units(v->max_count, d, sh) / (uint64_t)d->per_block_factor;
     uint64_t element_bytes = sh->s * (sh->elements ? sh->elements : 1);
     uint64_t piece =
         REDUCTION_PIECE_BYTES / (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
@@ -343,7 +349,7 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
 }
 
 /* Whether no entry of routine r triggers for a call of n basic elements of
- * s bytes over `procs`. Its inplace = yes entries count too: whether the
+ * s bytes over `procs` (sg_routine_allows, for the workarounds). Its inplace = yes entries count too: whether the
  * sub-call is in place is not asked (the conservative reading). */
 static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
@@ -353,20 +359,6 @@ static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t proc
     return v.cls < 0;
 }
 
-/* sg_routine_allows, for the workarounds: the same for n basic elements of
- * `type`'s signature (an MPI error in measuring it: not allowed). */
-static int routine_allows(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs)
-{
-    int size;
-    uint64_t elements, ignored, s;
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-        sg_type_elements(type, &elements) != MPI_SUCCESS)
-        return 0;
-    if (elements == 0)
-        return 1; /* nothing to move */
-    sg_in_basic_elements(1, (uint64_t)size, elements, &ignored, &s);
-    return allows_basic(r, s, n, procs);
-}
 
 /* ---- What a call yields, and what runs it -------------------------------- */
 
@@ -489,8 +481,8 @@ static void how_w3(char *how, size_t size, const struct sg_call *c, const struct
  * the call as it is (run_w2: sg_w2 refuses), which is one call too. */
 static int w2_applies(const struct choice *ch)
 {
-    uint64_t max_count = ch->d->by_basic ? ch->v->max_count : own(ch->v->max_count, ch->sh);
-    return ch->v->w2_valid_trigger && sg_w2_applies(ch->c, ch->d, max_count);
+    return ch->v->w2_valid_trigger &&
+           sg_w2_applies(ch->c, ch->d, in_units(ch->v->max_count, ch->d, ch->sh));
 }
 
 static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
@@ -937,7 +929,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     if (w == NULL || (w->local && !dc->triggered_here))
         return sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
-    runner.allows = routine_allows;
+    runner.allows = allows_basic;
     runner.together = (int)dc->plan.together; /* set for W1-A alone */
     int err = w->run(&runner, c, f, dc);
     if (err == -1) { /* the workaround refused before communicating */

@@ -10,6 +10,7 @@
 #include "collective.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -22,12 +23,39 @@ static void make_keyval(void)
         keyval = MPI_KEYVAL_INVALID;
 }
 
-/* The predefined pair types of MINLOC/MAXLOC: two basic elements each. */
-static int is_pair(MPI_Datatype type)
+/* The C structs the MPI describes the pair types by. */
+int sg_pair_of(MPI_Datatype type, struct sg_pair *p)
 {
-    return type == MPI_2INT || type == MPI_FLOAT_INT || type == MPI_DOUBLE_INT ||
-           type == MPI_LONG_INT || type == MPI_SHORT_INT || type == MPI_LONG_DOUBLE_INT ||
-           type == MPI_2REAL || type == MPI_2DOUBLE_PRECISION || type == MPI_2INTEGER;
+    struct float_int { float a; int b; };
+    struct double_int { double a; int b; };
+    struct long_int { long a; int b; };
+    struct short_int { short a; int b; };
+    struct long_double_int { long double a; int b; };
+    const struct sg_pair pairs[] = {
+        {MPI_2INT, MPI_INT, MPI_INT, sizeof(int)},
+        {MPI_FLOAT_INT, MPI_FLOAT, MPI_INT, offsetof(struct float_int, b)},
+        {MPI_DOUBLE_INT, MPI_DOUBLE, MPI_INT, offsetof(struct double_int, b)},
+        {MPI_LONG_INT, MPI_LONG, MPI_INT, offsetof(struct long_int, b)},
+        {MPI_SHORT_INT, MPI_SHORT, MPI_INT, offsetof(struct short_int, b)},
+        {MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, MPI_INT, offsetof(struct long_double_int, b)},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (type == pairs[i].type) {
+            *p = pairs[i];
+            return 1;
+        }
+    /* the Fortran pairs: two of one type, side by side */
+    const MPI_Datatype fortran[][2] = {{MPI_2REAL, MPI_REAL},
+                                       {MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION},
+                                       {MPI_2INTEGER, MPI_INTEGER}};
+    for (size_t i = 0; i < sizeof fortran / sizeof *fortran; i++)
+        if (type == fortran[i][0]) {
+            MPI_Aint lb, extent;
+            PMPI_Type_get_extent(fortran[i][1], &lb, &extent);
+            *p = (struct sg_pair){type, fortran[i][1], fortran[i][1], extent};
+            return 1;
+        }
+    return 0;
 }
 
 static uint64_t product(uint64_t a, uint64_t b)
@@ -203,26 +231,28 @@ static unsigned named_slot(MPI_Datatype type)
     return (unsigned)(((uint64_t)(uintptr_t)type * 0x9e3779b97f4a7c15u) >> 61);
 }
 
-static int named_known(MPI_Datatype type)
+/* The entry of a predefined type this thread has met, or NULL. */
+static const struct named_type *named_known(MPI_Datatype type)
 {
-    unsigned slot = named_slot(type);
-    return named[slot].elements != 0 && named[slot].type == type;
+    const struct named_type *slot = &named[named_slot(type)];
+    return slot->elements != 0 && slot->type == type ? slot : NULL;
 }
 
 static int elements_of(MPI_Datatype type, uint64_t *elements)
 {
-    unsigned slot = named_slot(type);
-    if (named_known(type)) {
-        *elements = named[slot].elements;
+    const struct named_type *met = named_known(type);
+    if (met != NULL) {
+        *elements = met->elements;
         return MPI_SUCCESS;
     }
     int ni, na, nd, combiner, err, size;
     if ((err = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
         return err;
     if (combiner == MPI_COMBINER_NAMED) {
-        *elements = is_pair(type) ? 2 : 1;
+        struct sg_pair pair;
+        *elements = sg_pair_of(type, &pair) ? 2 : 1;
         if (PMPI_Type_size(type, &size) == MPI_SUCCESS)
-            named[slot] = (struct named_type){type, *elements, size};
+            named[named_slot(type)] = (struct named_type){type, *elements, size};
         return MPI_SUCCESS;
     }
     pthread_once(&keyval_once, make_keyval);
@@ -250,9 +280,10 @@ int sg_type_elements(MPI_Datatype type, uint64_t *elements)
 
 int sg_type_measure(MPI_Datatype type, int *size, uint64_t *elements)
 {
-    if (named_known(type)) {
-        *size = named[named_slot(type)].size;
-        *elements = named[named_slot(type)].elements;
+    const struct named_type *known = named_known(type);
+    if (known != NULL) {
+        *size = known->size;
+        *elements = known->elements;
         return MPI_SUCCESS;
     }
     int err = PMPI_Type_size(type, size);

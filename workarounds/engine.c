@@ -553,9 +553,15 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
         return -1;
     int procs = d->procs;
     enum sg_routine routine = d->regular ? sg_routines[c->routine].v_form : c->routine;
-    if (routine != c->routine && runner->allows != NULL &&
-        !runner->allows(routine, block_side(d)->type, chunk, (uint64_t)procs)) /* by_basic */
-        return -1;
+    if (routine != c->routine && runner->allows != NULL) { /* regular: chunk counts basic elements */
+        int size;
+        uint64_t basic, s;
+        if (sg_type_measure(block_side(d)->type, &size, &basic) != MPI_SUCCESS)
+            return -1;
+        sg_in_basic_elements(1, (uint64_t)size, basic, &basic, &s);
+        if (!runner->allows(routine, s, chunk, (uint64_t)procs))
+            return -1;
+    }
     struct round *r = malloc(sizeof *r);
     if (r == NULL)
         return MPI_ERR_NO_MEM;

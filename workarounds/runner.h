@@ -42,14 +42,14 @@ struct sg_copy {
     MPI_Comm *handle; /* where MPI_Comm_idup puts the copy (not moved: MPI may write it late) */
 };
 
-/* Whether routine `r` may take a call of `n` basic elements of the
- * signature of `type` (as many as n / (its signature length) elements of
- * it) over `procs` processes without meeting a bound of the configuration:
- * the same answer on ranks whose types differ but whose signatures match. A
+/* Whether routine `r` may take a call of `n` basic elements of `s` bytes
+ * (sg_in_basic_elements) over `procs` processes without meeting a bound of
+ * the configuration: the same answer on ranks whose types differ but whose
+ * signatures match. A
  * workaround asks before it moves part of a call onto another routine
  * (W1-A: Allgather onto Allgatherv, Allreduce onto Reduce_scatter and
  * Allgatherv, ...): that routine may be broken at that size too. */
-typedef int sg_routine_allows(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs);
+typedef int sg_routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs);
 
 struct sg_runner {
     const struct sg_entry_points *mpi;

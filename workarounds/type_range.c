@@ -13,7 +13,6 @@
 #include "workarounds.h"
 
 #include <limits.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 /* The entries of the struct type being built. */
@@ -70,45 +69,6 @@ static int add(struct entries *e, MPI_Aint at, int length, MPI_Datatype type)
 
 static int run_of(struct entries *e, MPI_Datatype type, MPI_Aint at, uint64_t first,
                   uint64_t n);
-
-/* The predefined pair types: their two basic elements and where the second
- * lies (the C struct the MPI describes). */
-struct pair {
-    MPI_Datatype type, first, second;
-    MPI_Aint second_at;
-};
-
-static int pair_of(MPI_Datatype type, struct pair *p)
-{
-    struct float_int { float a; int b; };
-    struct double_int { double a; int b; };
-    struct long_int { long a; int b; };
-    struct short_int { short a; int b; };
-    struct long_double_int { long double a; int b; };
-    const struct pair pairs[] = {
-        {MPI_2INT, MPI_INT, MPI_INT, sizeof(int)},
-        {MPI_FLOAT_INT, MPI_FLOAT, MPI_INT, offsetof(struct float_int, b)},
-        {MPI_DOUBLE_INT, MPI_DOUBLE, MPI_INT, offsetof(struct double_int, b)},
-        {MPI_LONG_INT, MPI_LONG, MPI_INT, offsetof(struct long_int, b)},
-        {MPI_SHORT_INT, MPI_SHORT, MPI_INT, offsetof(struct short_int, b)},
-        {MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, MPI_INT, offsetof(struct long_double_int, b)},
-    };
-    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
-        if (type == pairs[i].type) {
-            *p = pairs[i];
-            return 1;
-        }
-    /* the Fortran pairs: two of one type, side by side */
-    const MPI_Datatype fortran[][2] = {{MPI_2REAL, MPI_REAL},
-                                       {MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION},
-                                       {MPI_2INTEGER, MPI_INTEGER}};
-    for (size_t i = 0; i < sizeof fortran / sizeof *fortran; i++)
-        if (type == fortran[i][0]) {
-            *p = (struct pair){type, fortran[i][1], fortran[i][1], sg_extent_of(fortran[i][1])};
-            return 1;
-        }
-    return 0;
-}
 
 /* The blocks of a derived type's description: block i holds lengths[i]
  * elements of types[i] from byte displs[i] (one type for all but a struct). */
@@ -244,8 +204,8 @@ static int run_within(struct entries *e, MPI_Datatype type, MPI_Aint at, uint64_
     if ((err = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
         return err;
     if (combiner == MPI_COMBINER_NAMED) {
-        struct pair p;
-        if (!pair_of(type, &p)) /* a basic element is never cut */
+        struct sg_pair p;
+        if (!sg_pair_of(type, &p)) /* a basic element is never cut */
             return add(e, at, 1, type);
         if (first == 0 && (err = add(e, at, 1, p.first)) != MPI_SUCCESS)
             return err;

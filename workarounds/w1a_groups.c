@@ -347,12 +347,12 @@ int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **s
 int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg_routine like,
                    MPI_Datatype type, int64_t n, int procs)
 {
-    uint64_t elements, basic;
+    int size;
+    uint64_t elements, basic, s;
     if (runner->allows == NULL)
         return 1;
-    if (sg_type_elements(type, &elements) != MPI_SUCCESS)
-        return 0;
-    if (__builtin_mul_overflow((uint64_t)n, elements, &basic))
-        basic = UINT64_MAX;
-    return runner->allows(sg_in_form_of(routine, like), type, basic, (uint64_t)procs);
+    if (sg_type_measure(type, &size, &elements) != MPI_SUCCESS)
+        return 0; /* not measured: not allowed */
+    sg_in_basic_elements((uint64_t)n, (uint64_t)size, elements, &basic, &s);
+    return runner->allows(sg_in_form_of(routine, like), s, basic, (uint64_t)procs);
 }

@@ -163,9 +163,9 @@ static void fill(unsigned char *buffer, size_t bytes, const struct setting *s, M
  * call's own routine (Reduce and Allreduce not by parts, Reduce_scatter
  * neither by blocks nor by pieces, Allgather pairs as a resized type, Gather(v) and Scatter(v)
  * group after group). */
-static int refuse(enum sg_routine r, MPI_Datatype type, uint64_t n, uint64_t procs)
+static int refuse(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
-    (void)r, (void)type, (void)n, (void)procs;
+    (void)r, (void)s, (void)n, (void)procs;
     return 0;
 }
 
