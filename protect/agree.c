@@ -95,15 +95,16 @@ static void report(const struct loaded *all, int procs)
 static void agree(void)
 {
     sg_init_seen = 1;
+    int rank, procs;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &procs);
+    sg_world = (struct sg_world){.procs = procs, .rank = rank};
     const struct sg_layer *layer = sg_layer();
     uint64_t mine[2] = {layer->fingerprint, ~layer->fingerprint}, extremes[2];
     if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return;
     int agreed = extremes[0] == ~extremes[1]; /* max == min */
     sg_layer_apply(agreed);
-    int rank, procs;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &procs);
     if (agreed) {
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,

@@ -5,6 +5,8 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
+struct sg_world sg_world;
+
 const struct sg_entry_points sg_pmpi = {
 #define SG_PMPI_ENTRY(Name, params, args, ...) .Name = PMPI_##Name,
     SG_COLLECTIVES(SG_PMPI_ENTRY)
@@ -68,8 +70,7 @@ static uint64_t message_count(const struct sg_call_side *side, int procs, int ra
 int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
 {
     int procs, rank, err;
-    if ((err = PMPI_Comm_size(c->comm, &procs)) != MPI_SUCCESS ||
-        (err = PMPI_Comm_rank(c->comm, &rank)) != MPI_SUCCESS)
+    if ((err = sg_comm_size_rank(c->comm, &procs, &rank)) != MPI_SUCCESS)
         return err;
     *shape = (struct sg_shape){.procs = (uint64_t)procs, .rank = rank};
     shape->is_root = c->root < 0 || c->root == rank;
@@ -103,5 +104,35 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     shape->count = n;
     shape->size = (uint64_t)size;
     sg_in_basic_elements(n, (uint64_t)size, elements, &shape->n, &shape->s);
+    return MPI_SUCCESS;
+}
+
+int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *reach)
+{
+    struct sg_call_side sides[2];
+    sg_call_sides(c, is_root, &sides[0], &sides[1]);
+    uint64_t most = 0, elements = 0;
+    int size = 0, err;
+    for (int i = 0; i < 2; i++) {
+        const struct sg_call_side *side = &sides[i];
+        /* Reduce_scatter's result (SINGLE with counts) is a part of its input */
+        if (side->layout == SG_SIDE_NONE || (side->layout == SG_SIDE_SINGLE && side->counts))
+            continue;
+        if ((i == 0 || side->type != sides[0].type || sides[0].layout == SG_SIDE_NONE) &&
+            (err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
+            return err;
+        /* count x (size + elements - 1) is at least n and s n of the side's
+         * message: a basic element has a byte, and s is size/elements
+         * rounded up */
+        uint64_t of_one, of_side;
+        if (elements == 0)
+            continue;
+        if (__builtin_add_overflow((uint64_t)size, elements - 1, &of_one) ||
+            __builtin_mul_overflow(message_count(side, procs, -1), of_one, &of_side))
+            of_side = UINT64_MAX;
+        most = of_side > most ? of_side : most;
+    }
+    if (__builtin_mul_overflow(most, (uint64_t)procs, reach))
+        *reach = UINT64_MAX;
     return MPI_SUCCESS;
 }

@@ -188,6 +188,34 @@ static inline void sg_in_basic_elements(uint64_t count, uint64_t size, uint64_t 
     *s = elements == 1 ? size : elements ? (size + elements - 1) / elements : 0;
 }
 
+/* MPI_COMM_WORLD's size and this process's rank in it, set where MPI_Init
+ * went through the layer (agree.c); procs is 0 until then. */
+struct sg_world {
+    int procs, rank;
+};
+extern struct sg_world sg_world;
+
+/* The size of `comm` and, where `rank` is not NULL, this process's rank in
+ * it: MPI_COMM_SELF's and MPI_COMM_WORLD's without asking the MPI (whose
+ * checks of the handle cost more than the layer's whole look at a call). */
+static inline int sg_comm_size_rank(MPI_Comm comm, int *procs, int *rank)
+{
+    if (comm == MPI_COMM_WORLD && sg_world.procs > 0) {
+        *procs = sg_world.procs;
+        if (rank)
+            *rank = sg_world.rank;
+        return MPI_SUCCESS;
+    }
+    if (comm == MPI_COMM_SELF) {
+        *procs = 1;
+        if (rank)
+            *rank = 0;
+        return MPI_SUCCESS;
+    }
+    int err = PMPI_Comm_size(comm, procs);
+    return err != MPI_SUCCESS || rank == NULL ? err : PMPI_Comm_rank(comm, rank);
+}
+
 /* n, s and P of a call on this rank (DESIGN.md "Notation"), in basic
  * elements, which every rank counts alike whatever datatypes they pass
  * (12 x MPI_DOUBLE on one rank against 1 x a vector of 12 doubles on
@@ -212,5 +240,11 @@ struct sg_shape {
 };
 
 int sg_call_shape(const struct sg_call *c, struct sg_shape *shape);
+
+/* An upper bound of every trigger value of the call on this rank (n, n P,
+ * s n and s n P of DESIGN.md "Notation", in basic elements) that needs
+ * neither the shape nor this rank's rank: what the hot path compares with
+ * the smallest bound. Returns an MPI error code. */
+int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *reach);
 
 #endif

@@ -38,6 +38,18 @@ static int in_place_everywhere(enum sg_routine r)
     return sg_routines[r].in_place && !sg_routines[r].rooted;
 }
 
+/* Whether some entry of `rules` has a bound, and the smallest bound. */
+static void summarise(struct sg_rules *rules)
+{
+    rules->quiet_reach = UINT64_MAX;
+    for (size_t i = 0; i < rules->count; i++)
+        if (rules->entries[i]->cls != SG_CLASS_D) {
+            rules->bounded = 1;
+            if (rules->entries[i]->bound < rules->quiet_reach)
+                rules->quiet_reach = rules->entries[i]->bound;
+        }
+}
+
 /* FNV-1a over every field of the rules that a decision reads, routine by
  * routine in file order (not the measurement's notes: n_s, delta, failure,
  * seconds, lines); the same for every process that loaded the same bounds. */
@@ -114,8 +126,7 @@ static void load_layer(void)
             if (layer.bounds.entries[i].routine == (enum sg_routine)r)
                 *next++ = &layer.bounds.entries[i];
         layer.loaded.all[r].count = (size_t)(next - layer.loaded.all[r].entries);
-        for (size_t i = 0; i < layer.loaded.all[r].count; i++)
-            layer.loaded.all[r].bounded |= layer.loaded.all[r].entries[i]->cls != SG_CLASS_D;
+        summarise(&layer.loaded.all[r]);
     }
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         layer.loaded.not_in_place[r].entries = next;
@@ -127,9 +138,7 @@ static void load_layer(void)
         }
         layer.loaded.not_in_place[r].count =
             (size_t)(next - layer.loaded.not_in_place[r].entries);
-        for (size_t i = 0; i < layer.loaded.not_in_place[r].count; i++)
-            layer.loaded.not_in_place[r].bounded |=
-                layer.loaded.not_in_place[r].entries[i]->cls != SG_CLASS_D;
+        summarise(&layer.loaded.not_in_place[r]);
     }
     layer.fingerprint = fingerprint(&layer.loaded);
     snprintf(layer.source, sizeof layer.source, "%s: %zu bound entries (digest %016" PRIx64 ")",
@@ -144,9 +153,18 @@ static void load_layer(void)
     layer.path = path;
 }
 
+static atomic_bool layer_loaded; /* the hot path's test, before pthread_once's call */
+
+static void load_layer_once(void)
+{
+    load_layer();
+    atomic_store_explicit(&layer_loaded, 1, memory_order_release);
+}
+
 const struct sg_layer *sg_layer(void)
 {
-    pthread_once(&layer_once, load_layer);
+    if (!atomic_load_explicit(&layer_loaded, memory_order_acquire))
+        pthread_once(&layer_once, load_layer_once);
     return &layer;
 }
 

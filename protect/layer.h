@@ -14,6 +14,9 @@ struct sg_rules {
     const struct sg_bound_entry *const *entries;
     size_t count;
     int bounded; /* some entry has a bound (class G or X): its problem is inside the MPI */
+    /* The smallest of those bounds: no entry triggers for a call whose reach
+     * (sg_call_reach) is at most this, which needs no shape of the call. */
+    uint64_t quiet_reach;
 };
 
 /* The rules of every routine: views into the loaded entries, grouped by

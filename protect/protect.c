@@ -768,25 +768,26 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     /* a v-routine's arrays have an entry per rank of the remote group */
     if (info->irregular && (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
         return FULL_LOOK;
-    struct sg_shape sh = {.is_root = 1};
-    if (rules->bounded) {
-        if (sg_call_shape(c, &sh) != MPI_SUCCESS || meets_a_bound(rules, &sh))
-            return FULL_LOOK;
-    } else { /* only what the scan needs: no sum over the counts */
-        int procs, rank = -1;
-        if (PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS ||
-            (c->root >= 0 && PMPI_Comm_rank(c->comm, &rank) != MPI_SUCCESS))
-            return FULL_LOOK;
-        sh.procs = (uint64_t)procs;
-        sh.is_root = c->root < 0 || c->root == rank;
-    }
-    if (info->irregular) {
-        struct displs_view recv, send;
-        held_displs(c, sh.is_root, &recv, &send);
-        if (suspicious(&recv, (int)sh.procs) || suspicious(&send, (int)sh.procs))
-            return FULL_LOOK;
-    }
-    MPI_Comm copy;
+    struct sg_shape sh;
+    int procs, rank = -1;
+    if (sg_comm_size_rank(c->comm, &procs, c->root >= 0 ? &rank : NULL) != MPI_SUCCESS)
+        return FULL_LOOK;
+    sh.procs = (uint64_t)procs;
+    sh.is_root = c->root < 0 || c->root == rank;
+    /* Under the smallest bound no entry can trigger, whatever the shape; past
+     * it the shape decides (which the full look would compute again). */
+    uint64_t reach;
+    if (rules->bounded && (sg_call_reach(c, procs, sh.is_root, &reach) != MPI_SUCCESS ||
+                           (reach > rules->quiet_reach &&
+                            (sg_call_shape(c, &sh) != MPI_SUCCESS || meets_a_bound(rules, &sh)))))
+        return FULL_LOOK;
+    if (!info->irregular)
+        return MPI_SUCCESS;
+    struct displs_view recv, send;
+    held_displs(c, sh.is_root, &recv, &send);
+    if (suspicious(&recv, (int)sh.procs) || suspicious(&send, (int)sh.procs))
+        return FULL_LOOK;
+    MPI_Comm copy; /* only v-routines move their blocks point to point */
     return moves_blocks_p2p(c->routine, rules) ? sg_private_comm(c->comm, &copy) : MPI_SUCCESS;
 }
 
