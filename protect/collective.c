@@ -84,15 +84,25 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     const struct sg_call_side *side =
         recv_blocks || (!send_blocks && recv.layout != SG_SIDE_NONE) ? &recv : &send;
     uint64_t n = message_count(side, procs, rank);
-    if (recv.layout == SG_SIDE_V && send.layout == SG_SIDE_V) {
-        /* Alltoallv: both rows, as the rank at a block's other end sees it too */
-        uint64_t sent = message_count(&send, procs, rank);
-        n = sent > n ? sent : n;
-    }
     int size;
     uint64_t elements, other;
     if ((err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
         return err;
+    if (recv.layout == SG_SIDE_V && send.layout == SG_SIDE_V) {
+        /* Alltoallv: both rows, as the rank at a block's other end sees it
+         * too, each in basic elements of its own datatype */
+        uint64_t sent = message_count(&send, procs, rank), sent_elements;
+        int sent_size;
+        if ((err = sg_type_measure(send.type, &sent_size, &sent_elements)) != MPI_SUCCESS)
+            return err;
+        unsigned __int128 sent_basic = (unsigned __int128)sent * sent_elements;
+        if (sent_basic > (unsigned __int128)n * elements) {
+            side = &send;
+            n = sent;
+            size = sent_size;
+            elements = sent_elements;
+        }
+    }
     shape->elements = shape->elements_min = shape->elements_max = elements;
     const struct sg_call_side *more = side == &recv ? &send : &recv;
     if (more->layout != SG_SIDE_NONE && !more->in_place && more->type != side->type) {
