@@ -3,9 +3,12 @@
 
 #include <stdlib.h>
 
+/* MPI_COMM_WORLD's copy, once made (at MPI_Init where a routine's rules
+ * need it): the hot path's look-up without an attribute query. */
+static _Atomic(MPI_Comm) world_copy = MPI_COMM_NULL;
+
 static int delete_copy(MPI_Comm parent, int keyval, void *value, void *extra)
 {
-    (void)parent;
     (void)keyval;
     (void)extra;
     /* Open MPI deletes MPI_COMM_WORLD's attributes when MPI_Finalized
@@ -13,6 +16,8 @@ static int delete_copy(MPI_Comm parent, int keyval, void *value, void *extra)
     int finalized = 0;
     PMPI_Finalized(&finalized);
     MPI_Comm *copy = value;
+    if (parent == MPI_COMM_WORLD)
+        atomic_store(&world_copy, MPI_COMM_NULL);
     if (!finalized)
         PMPI_Comm_free(copy);
     free(copy);
@@ -40,6 +45,8 @@ static atomic_int keyval = MPI_KEYVAL_INVALID;
 
 int sg_private_comm(MPI_Comm parent, MPI_Comm *copy)
 {
+    if (parent == MPI_COMM_WORLD && (*copy = atomic_load(&world_copy)) != MPI_COMM_NULL)
+        return MPI_SUCCESS;
     int k, found = 0;
     MPI_Comm *cached;
     int err = sg_cache_keyval(&keyval, delete_copy, &k);
@@ -68,5 +75,7 @@ int sg_private_comm(MPI_Comm parent, MPI_Comm *copy)
         return err;
     }
     *copy = *cached;
+    if (parent == MPI_COMM_WORLD)
+        atomic_store(&world_copy, *copy);
     return MPI_SUCCESS;
 }
