@@ -121,6 +121,7 @@ int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *rea
 {
     struct sg_call_side sides[2];
     sg_call_sides(c, is_root, &sides[0], &sides[1]);
+    const struct sg_call_side *measured = NULL; /* the side whose type size and elements hold */
     uint64_t most = 0, elements = 0;
     int size = 0, err;
     for (int i = 0; i < 2; i++) {
@@ -128,9 +129,11 @@ int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *rea
         /* Reduce_scatter's result (SINGLE with counts) is a part of its input */
         if (side->layout == SG_SIDE_NONE || (side->layout == SG_SIDE_SINGLE && side->counts))
             continue;
-        if ((i == 0 || side->type != sides[0].type || sides[0].layout == SG_SIDE_NONE) &&
-            (err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
-            return err;
+        if (measured == NULL || side->type != measured->type) {
+            if ((err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
+                return err;
+            measured = side;
+        }
         /* count x (size + elements - 1) is at least n and s n of the side's
          * message: a basic element has a byte, and s is size/elements
          * rounded up */

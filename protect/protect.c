@@ -349,8 +349,9 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
 }
 
 /* Whether no entry of routine r triggers for a call of n basic elements of
- * s bytes over `procs` (sg_routine_allows, for the workarounds). Its inplace = yes entries count too: whether the
- * sub-call is in place is not asked (the conservative reading). */
+ * s bytes over `procs` (sg_routine_allows, for the workarounds). Its
+ * inplace = yes entries count too: whether the sub-call is in place is not
+ * asked (the conservative reading). */
 static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
     struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1};
@@ -749,7 +750,8 @@ int sg_protect_prepare_world(void)
 /* The hot path: this rank's own facts say nothing can trigger, so it makes
  * the call as it is, as the full path would. Without a bound only a
  * v-routine looks, at the displacements it holds (Class D's cheap scan);
- * with one, the call's n, s and P also meet no entry. With no trigger on
+ * with one, the call's n, s and P also meet no entry (all of them under
+ * the smallest bound: sg_call_reach). With no trigger on
  * this rank, a rank talks only to follow a root's W1-A plan (excluded
  * here), and the private copy that blocks over the chunk travel on is made
  * here too, on every rank alike. Returns FULL_LOOK when the call needs the
@@ -774,13 +776,16 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
         return FULL_LOOK;
     sh.procs = (uint64_t)procs;
     sh.is_root = c->root < 0 || c->root == rank;
-    /* Under the smallest bound no entry can trigger, whatever the shape; past
-     * it the shape decides (which the full look would compute again). */
-    uint64_t reach;
-    if (rules->bounded && (sg_call_reach(c, procs, sh.is_root, &reach) != MPI_SUCCESS ||
-                           (reach > rules->quiet_reach &&
-                            (sg_call_shape(c, &sh) != MPI_SUCCESS || meets_a_bound(rules, &sh)))))
-        return FULL_LOOK;
+    if (rules->bounded) {
+        uint64_t reach;
+        if (sg_call_reach(c, procs, sh.is_root, &reach) != MPI_SUCCESS)
+            return FULL_LOOK;
+        /* Under the smallest bound no entry can trigger, whatever the shape;
+         * past it the shape decides (which the full look computes again). */
+        if (reach > rules->quiet_reach &&
+            (sg_call_shape(c, &sh) != MPI_SUCCESS || meets_a_bound(rules, &sh)))
+            return FULL_LOOK;
+    }
     if (!info->irregular)
         return MPI_SUCCESS;
     struct displs_view recv, send;

@@ -105,13 +105,13 @@ int main(int argc, char **argv)
         }
         if (sg_blocking_form(r) == SG_MPI_Alltoallv) { /* both rows, in their own types */
             for (int row = 0; row < 2; row++) {
+                if (c.sendbuf == MPI_IN_PLACE && row == 0)
+                    continue; /* the receive row is both */
+                const int *counts = row ? c.recvcounts : c.sendcounts;
                 uint64_t elements, most = 0;
                 sg_type_elements(row ? recv_type : send_type, &elements);
                 for (int i = 0; i < procs; i++)
-                    most = (uint64_t)arrays[row ? 2 : 0][i] > most ? (uint64_t)arrays[row ? 2 : 0][i]
-                                                                 : most;
-                if (c.sendbuf == MPI_IN_PLACE && row == 0)
-                    continue;
+                    most = (uint64_t)counts[i] > most ? (uint64_t)counts[i] : most;
                 if (most * elements > sh.n) {
                     fprintf(stderr, "rank %d: %s: n=%" PRIu64 " under the %s row's %" PRIu64 "\n",
                             rank, info->name, sh.n, row ? "receive" : "send", most * elements);
