@@ -69,3 +69,16 @@ function(sg_every_routine_ini file)
   endforeach()
   file(WRITE ${file} "${ini}")
 endfunction()
+
+# sg_blocking_form(<var> <routine>): the blocking routine of an I-form
+# (MPI_Iscatter -> MPI_Scatter), from the rows of detectors/routines.h.
+function(sg_blocking_form var routine)
+  file(READ ${PROJECT_SOURCE_DIR}/detectors/routines.h rows)
+  string(REGEX REPLACE "^MPI_" "" name ${routine})
+  string(REGEX MATCH "F\\(X, [A-Za-z_]+, ${name}," family "${rows}")
+  if(NOT family)
+    message(FATAL_ERROR "sg_blocking_form: ${routine} is no I-form of detectors/routines.h")
+  endif()
+  string(REGEX REPLACE "F\\(X, ([A-Za-z_]+), .*" "MPI_\\1" blocking "${family}")
+  set(${var} ${blocking} PARENT_SCOPE)
+endfunction()

@@ -42,6 +42,7 @@ enum left_reason {
     LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
     LEFT_TOO_MANY_ROUNDS, /* W1-B would make more sub-calls than W1B_MAX_SUBCALLS */
     LEFT_MIXED_TYPES,   /* the ranks' datatypes differ so that they would not cut alike */
+    LEFT_W1A_UNMADE,    /* an I-form's W1-A plan, its communicators not made yet (w1a.h) */
     LEFT_REASONS
 };
 

@@ -47,8 +47,8 @@ SG_COLLECTIVES(SG_DEFINE_WRAPPER)
 #define LEFT_ALONE_SUFFIX "; the call is left as it is (reported once; counted at MPI_Finalize)"
 #define LEFT_ONCE_OF_ROUTINE(...) \
     {ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, \
-     ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
-_Static_assert(LEFT_REASONS == 9, "one ATOMIC_FLAG_INIT per reported reason");
+     ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT, ATOMIC_FLAG_INIT},
+_Static_assert(LEFT_REASONS == 10, "one ATOMIC_FLAG_INIT per reported reason");
 static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
     SG_ROUTINE_LIST(LEFT_ONCE_OF_ROUTINE)};
 
@@ -563,9 +563,31 @@ static int w1a_may_group(const struct choice *ch)
            (ch->members < (int)ch->sh->procs || ch->v->cls == SG_CLASS_D);
 }
 
+/* The runner of a plan: an I-form's starts its sub-calls, except for a
+ * Fortran caller on Open MPI (whose MPI_WAIT passes the layer by). */
+static struct sg_runner runner_of(const struct sg_call *c)
+{
+    struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
+    runner.allows = allows_basic;
+    return runner;
+}
+
+/* An I-form's W1-A runs only over communicators made already (w1a.h):
+ * whether they are is the same on every rank. */
+#define W1A_UNMADE                                                                        \
+    "its communicators are made by a blocking call of the routine, and this non-blocking " \
+    "call does not wait for the other ranks to make them"
+static int w1a_made(const struct choice *ch)
+{
+    struct sg_runner runner = runner_of(ch->c);
+    return !runner.nonblocking ||
+           sg_w1a_made(&runner, ch->c, ch->d, ch->members, &ch->fit->win);
+}
+
 static int w1a_applies(const struct choice *ch)
 {
-    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, NULL);
+    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, NULL) &&
+           w1a_made(ch);
 }
 
 /* W1-A's groups of a blocking call in the I-form where that form allows
@@ -583,8 +605,8 @@ static struct plan w1a_plan(const struct choice *ch)
 static void w1a_unavailable(const struct choice *ch)
 {
     const char *why = "the bound does not depend on P";
-    if (w1a_may_group(ch))
-        sg_w1a_applies(ch->c, ch->d, ch->members, &why);
+    if (w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, &why) && !w1a_made(ch))
+        why = W1A_UNMADE;
     sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
            "%s: workaround W1-A cannot apply to this call (%s); using auto",
            sg_routines[ch->c->routine].name,
@@ -668,7 +690,9 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     *why = !ch.exact                 ? LEFT_SPLIT_RISK
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
-                                     : LEFT_NO_WORKAROUND;
+           : w1a_may_group(&ch) && sg_w1a_applies(c, d, ch.members, NULL)
+               ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form */
+               : LEFT_NO_WORKAROUND;
     return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
 }
 
@@ -720,6 +744,11 @@ static void report_left_alone(const struct sg_call *c, const struct sg_shape *sh
                "%s: the ranks' displacement arrays need different W1-B windows (%d on "
                "this rank), so no rank cuts" LEFT_ALONE_SUFFIX,
                name, windows);
+    else if (why == LEFT_W1A_UNMADE && reports)
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_W1A_UNMADE],
+               "%s: only W1-A applies to this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d), and "
+               W1A_UNMADE LEFT_ALONE_SUFFIX,
+               name, sh->n, sh->s, (int)sh->procs);
 }
 
 /* Whether a call of routine r under `rules` moves its blocks over the chunk
@@ -934,8 +963,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     }
     if (w == NULL || (w->local && !dc->triggered_here))
         return sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
-    struct sg_runner runner = SG_RUNNER(&sg_pmpi, c->request != NULL && !sg_fortran_caller);
-    runner.allows = allows_basic;
+    struct sg_runner runner = runner_of(c);
     runner.together = (int)dc->plan.together; /* set for W1-A alone */
     int err = w->run(&runner, c, f, dc);
     if (err == -1) { /* the workaround refused before communicating */

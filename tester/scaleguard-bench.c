@@ -3,7 +3,7 @@
  *
  *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
  *                    [--root R] [--inplace] [--sparse] [--reverse] [--pmpi] [--fatal]
- *                    [--late SECONDS]
+ *                    [--late SECONDS] [--blocking-first]
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
@@ -28,6 +28,9 @@
  * than the others, and the line ends in returned=R, the longest any other
  * rank's I-call took to return (before its MPI_Wait): an I-call that stays
  * non-blocking returns long before the late rank arrives.
+ * --blocking-first (I-forms): each size runs once in the blocking form
+ * first, with its own line and no rank late: what a layer makes in that
+ * call (W1-A's communicators) the I-form calls then find.
  * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
  * 4 MPI error, 5 out of memory, 2 usage.
  *
@@ -680,7 +683,7 @@ struct options {
     int *counts;
     size_t ncounts;
     int type_size, iters, root, procs;
-    int inplace, sparse, reversed, use_pmpi, fatal, predict;
+    int inplace, sparse, reversed, use_pmpi, fatal, predict, blocking_first;
     double late;
 };
 
@@ -689,7 +692,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: " PROGRAM " -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]\n"
             "                        [--root R] [--inplace] [--sparse] [--reverse] [--pmpi]\n"
-            "                        [--fatal] [--late SECONDS]\n"
+            "                        [--fatal] [--late SECONDS] [--blocking-first]\n"
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE] --procs P\n"
             "                        [--root R] [--inplace] [--sparse]\n"
             "\n"
@@ -714,6 +717,8 @@ static void usage(FILE *out)
             "      --late SECONDS      I-forms: the last rank enters each call SECONDS later;\n"
             "                          the line adds returned=R, the longest any other\n"
             "                          rank's I-call took to return (before MPI_Wait)\n"
+            "      --blocking-first    I-forms: each size runs once in the blocking form\n"
+            "                          first (its own line; no rank late)\n"
             "      --predict-memory    print bytes_total=N bytes_max_rank=M, the buffer bytes\n"
             "                          of that call over --procs P ranks and on the largest\n"
             "                          rank, without running MPI\n"
@@ -778,7 +783,7 @@ static int parse_counts(const char *text, struct options *o)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    enum { OPT_INPLACE = 256, OPT_SPARSE, OPT_PREDICT, OPT_PROCS, OPT_LATE };
+    enum { OPT_INPLACE = 256, OPT_SPARSE, OPT_PREDICT, OPT_PROCS, OPT_LATE, OPT_BLOCKING_FIRST };
     static const struct option longs[] = {
         {"routine", required_argument, NULL, 'c'},
         {"count", required_argument, NULL, 'n'},
@@ -793,6 +798,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"predict-memory", no_argument, NULL, OPT_PREDICT},
         {"procs", required_argument, NULL, OPT_PROCS},
         {"late", required_argument, NULL, OPT_LATE},
+        {"blocking-first", no_argument, NULL, OPT_BLOCKING_FIRST},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -844,6 +850,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'p': o->use_pmpi = 1; break;
         case 'f': o->fatal = 1; break;
         case OPT_PREDICT: o->predict = 1; break;
+        case OPT_BLOCKING_FIRST: o->blocking_first = 1; break;
         case 'h': usage(stdout); return -1;
         case ':':
             if (strncmp(argv[optind - 1], "--", 2) == 0)
@@ -866,6 +873,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         return bad_usage("--inplace: %s has no MPI_IN_PLACE", name);
     if (o->late > 0 && !sg_is_nonblocking((enum sg_routine)o->routine))
         return bad_usage("--late: %s is not an I-form", name);
+    if (o->blocking_first && !sg_is_nonblocking((enum sg_routine)o->routine))
+        return bad_usage("--blocking-first: %s is not an I-form", name);
     if (o->predict) {
         if (o->procs < 0)
             return bad_usage("--predict-memory needs --procs P");
@@ -917,6 +926,27 @@ static int predict(const struct options *o)
     printf("bytes_total=%llu bytes_max_rank=%llu\n", (unsigned long long)total,
            (unsigned long long)max);
     return fflush(stdout) == 0 ? BENCH_PASS : BENCH_USAGE;
+}
+
+/* Run the current size and print its line on rank 0. */
+static int measure_size(struct bench *b, int iters)
+{
+    double seconds;
+    struct peak peak;
+    b->returned = 0;
+    int status = run_size(b, iters, &seconds, &peak);
+    if (b->rank == 0) {
+        printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
+                       "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f%s",
+               sg_routines[b->routine].name, b->count, b->size, b->procs, b->root, b->inplace,
+               iters, result_name(status), seconds, peak.sum, peak.max,
+               b->sparse ? " sparse=1" : "");
+        if (b->late > 0)
+            printf(" returned=%.6f", b->returned);
+        putchar('\n');
+        fflush(stdout);
+    }
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -986,23 +1016,17 @@ int main(int argc, char **argv)
 
     status = BENCH_PASS;
     for (size_t c = 0; status == BENCH_PASS && c < o.ncounts; c++) {
-        double seconds;
-        struct peak peak;
         b.count = o.counts[c];
-        b.returned = 0;
         layout(&b);
-        status = run_size(&b, o.iters, &seconds, &peak);
-        if (b.rank == 0) {
-            printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
-                           "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f%s",
-                   sg_routines[b.routine].name, b.count, b.size, b.procs, b.root, b.inplace,
-                   o.iters, result_name(status), seconds, peak.sum, peak.max,
-                   b.sparse ? " sparse=1" : "");
-            if (b.late > 0)
-                printf(" returned=%.6f", b.returned);
-            putchar('\n');
-            fflush(stdout);
+        if (o.blocking_first) {
+            struct bench blocking = b;
+            blocking.routine = sg_blocking_form(b.routine);
+            blocking.nonblocking = 0;
+            blocking.late = 0;
+            status = measure_size(&blocking, 1);
         }
+        if (status == BENCH_PASS)
+            status = measure_size(&b, o.iters);
     }
     free(b.counts);
     free(b.displs);

@@ -59,6 +59,7 @@ struct sg_runner {
      * each other at once, in the routine's I-form, and wait for them
      * together (the configuration lets the I-form take them) */
     int together;
+    int looks_only; /* W1-A: run nothing, only look its communicators up (sg_w1a_made) */
     MPI_Request *requests; /* nonblocking: the started sub-calls */
     int count, capacity;
     struct sg_kept *kept;  /* nonblocking: released when every request is done */

@@ -51,6 +51,15 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
     return reason == NULL;
 }
 
+int sg_w1a_made(const struct sg_runner *runner, const struct sg_call *c,
+                const struct sg_described *d, int members, const struct sg_windows *w)
+{
+    struct sg_runner look = SG_RUNNER(runner->mpi, runner->nonblocking);
+    look.allows = runner->allows;
+    look.looks_only = 1;
+    return sg_w1a(&look, c, d, members, w) == W1A_FOUND;
+}
+
 int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            int members, const struct sg_windows *w)
 {

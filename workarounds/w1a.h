@@ -54,8 +54,14 @@
  * freeing the parent frees them. They are created with
  * MPI_Comm_create_group (only a group's members take part) from W1-A's own
  * copy of the parent, so the creations never meet the application's
- * messages. Creating them is blocking, also in a non-blocking call: the
- * first I-form call on a parent waits for the other ranks to enter it. */
+ * messages. Creating them blocks until the group's ranks take part, so
+ * only a blocking runner creates them: a non-blocking one (an I-form call)
+ * runs over those made already, and where they are missing returns
+ * SG_W1A_UNMADE before communicating. Every rank of the parent makes and
+ * reuses them in the same blocking calls, so every rank of a valid call
+ * finds them made, or not, alike. A blocking call of the routine on the
+ * parent makes those its I-form uses too (Bcast: its tree's groups and the
+ * flat ones Ibcast runs). */
 #ifndef SCALEGUARD_W1A_H
 #define SCALEGUARD_W1A_H
 
@@ -71,8 +77,8 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * processes each (root included). `w`: for Class D the
  * displacement windows with w->of[] filled on every rank (the layer
  * broadcasts it), and the groups follow them; otherwise SG_WINDOWS_ONE and
- * the groups are consecutive rank ranges. Returns an MPI error code, or -1
- * before any communication when it cannot apply: on every rank when
+ * the groups are consecutive rank ranges. Returns an MPI error code,
+ * SG_W1A_UNMADE (below), or -1 before any communication when it cannot apply: on every rank when
  * sg_w1a_applies says so, windows come with a rooted routine without
  * displacements, Allgather(v) needs more than 65 groups or an Allgatherv
  * block has more than INT_MAX / 2 elements, or a grid row's Reduce_scatter
@@ -93,6 +99,16 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
  * returns when all are done; so must every rank's runner be set. */
 int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            int members, const struct sg_windows *w);
+
+/* What sg_w1a returns, before communicating, when a non-blocking runner
+ * finds the call's sub-communicators not made yet (see above). */
+#define SG_W1A_UNMADE (-2)
+
+/* Whether sg_w1a over `runner` (its `allows` as the run's) would find this
+ * call's sub-communicators made: the groups worked out and looked up in
+ * the cache, nothing run or made, the cache's order unchanged. */
+int sg_w1a_made(const struct sg_runner *runner, const struct sg_call *c,
+                const struct sg_described *d, int members, const struct sg_windows *w);
 
 /* For tests: communicators W1-A has created so far, and how many of them
  * are alive now (sub-communicators and each parent's private copy). */

@@ -274,7 +274,7 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
     }
     MPI_Comm *subs = NULL;
     if (err == MPI_SUCCESS)
-        err = w1a_subs_of(c->comm, &p, me, &subs);
+        err = w1a_subs_of(runner, c->comm, &p, me, &subs);
 
     /* How the pairs' blocks reach the receive buffer: straight (direct())
      * where the routine can describe them there and no two sub-calls in

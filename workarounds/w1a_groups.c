@@ -194,14 +194,17 @@ static int delete_cache(MPI_Comm parent, int keyval, void *value, void *extra)
 static atomic_int cache_keyval = MPI_KEYVAL_INVALID;
 
 /* The parent's cache, made (with the private copy: collective over the
- * parent) on its first W1-A call. */
-static int cache_of(MPI_Comm parent, struct cache **out)
+ * parent) on its first W1-A call that may `make` communicators; else
+ * SG_W1A_UNMADE while it is missing. */
+static int cache_of(MPI_Comm parent, int make, struct cache **out)
 {
     int k, found, err = sg_cache_keyval(&cache_keyval, delete_cache, &k);
     if (err == MPI_SUCCESS)
         err = PMPI_Comm_get_attr(parent, k, out, &found);
     if (err != MPI_SUCCESS || found)
         return err;
+    if (!make)
+        return SG_W1A_UNMADE;
     struct cache *cache = malloc(sizeof *cache);
     if (cache == NULL)
         return MPI_ERR_NO_MEM;
@@ -285,14 +288,18 @@ static int *partition_key(const struct partition *p, int *length)
 }
 
 /* This rank's sub-communicators for partition `p`, from the cache or made
- * now. */
-int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **subs)
+ * now; a non-blocking runner makes none (w1a.h): SG_W1A_UNMADE. A runner
+ * that looks only gets W1A_FOUND or SG_W1A_UNMADE, and the cache stays as
+ * it is: the ranks that do not look (Gatherv's non-roots) must evict the
+ * same entries later as those that do. */
+int w1a_subs_of(const struct sg_runner *runner, MPI_Comm parent, const struct partition *p,
+                int me, MPI_Comm **subs)
 {
     int key_length, *key = partition_key(p, &key_length);
     if (key == NULL)
         return MPI_ERR_NO_MEM;
     struct cache *cache;
-    int err = cache_of(parent, &cache);
+    int err = cache_of(parent, !runner->nonblocking && !runner->looks_only, &cache);
     if (err != MPI_SUCCESS) {
         free(key);
         return err;
@@ -301,13 +308,19 @@ int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **s
         struct entry *e = *link;
         if (e->key_length == key_length &&
             memcmp(e->key, key, (size_t)key_length * sizeof *key) == 0) {
+            free(key);
+            if (runner->looks_only)
+                return W1A_FOUND;
             *link = e->next;
             e->next = cache->first;
             cache->first = e;
             *subs = e->subs;
-            free(key);
             return MPI_SUCCESS;
         }
+    }
+    if (runner->nonblocking || runner->looks_only) {
+        free(key);
+        return SG_W1A_UNMADE;
     }
     struct entry *e = malloc(sizeof *e);
     MPI_Comm *made = malloc((size_t)p->count * sizeof *made);

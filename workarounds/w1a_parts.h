@@ -15,6 +15,10 @@ struct partition {
     int *start, *ranks;
 };
 
+/* What w1a_subs_of returns to a runner that looks only (sg_w1a_made) when
+ * the communicators are made; the algorithms return it before running. */
+#define W1A_FOUND (-3)
+
 /* ---- w1a_groups.c ---- */
 void w1a_add_group(struct partition *p, const int *list, int n, int root);
 void w1a_add_runs(struct partition *p, int first, int n, int step, int first2, int n2);
@@ -23,7 +27,8 @@ int w1a_partition(int procs, int root, int members, const struct sg_windows *w,
                   struct partition *p);
 void w1a_free_partition(struct partition *p);
 int w1a_member(const int *ranks, int n, int rank);
-int w1a_subs_of(MPI_Comm parent, const struct partition *p, int me, MPI_Comm **subs);
+int w1a_subs_of(const struct sg_runner *runner, MPI_Comm parent, const struct partition *p,
+                int me, MPI_Comm **subs);
 int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg_routine like,
                 MPI_Datatype type, int64_t n, int procs);
 

@@ -13,7 +13,8 @@
  * columns is column g (the ranks g, g + columns, ...), list columns + t is
  * row t. Any grid regroups the operands: exact only where the grouping
  * cannot matter (sg_split_risk). */
-static int grid_subs(MPI_Comm parent, int procs, int columns, int me, MPI_Comm **subs)
+static int grid_subs(const struct sg_runner *runner, MPI_Comm parent, int procs, int columns,
+                     int me, MPI_Comm **subs)
 {
     int rows = procs / columns;
     struct partition p;
@@ -23,7 +24,7 @@ static int grid_subs(MPI_Comm parent, int procs, int columns, int me, MPI_Comm *
     for (int t = 0; err == MPI_SUCCESS && t < rows; t++)
         w1a_add_runs(&p, t * columns, columns, 1, 0, 0);
     if (err == MPI_SUCCESS)
-        err = w1a_subs_of(parent, &p, me, subs);
+        err = w1a_subs_of(runner, parent, &p, me, subs);
     w1a_free_partition(&p);
     return err;
 }
@@ -129,7 +130,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
     int column = me % columns, row = me / columns, in_root_row = !reduce || row == root / columns;
     int is_root = me == root || !reduce, in_place = d->send.in_place && is_root;
     MPI_Comm *subs = NULL;
-    int err = grid_subs(c->comm, d->procs, columns, me, &subs);
+    int err = grid_subs(runner, c->comm, d->procs, columns, me, &subs);
     int *counts = err == MPI_SUCCESS ? row_parts(c->sendcount, columns) : NULL;
     if (err == MPI_SUCCESS && counts == NULL)
         err = MPI_ERR_NO_MEM;
@@ -367,7 +368,7 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
     }
 
     MPI_Comm *subs = NULL;
-    int err = grid_subs(c->comm, procs, columns, me, &subs);
+    int err = grid_subs(runner, c->comm, procs, columns, me, &subs);
     if (by_pieces) {
         if (err == MPI_SUCCESS)
             err = reduce_by_pieces(runner, c, subs, columns, row, column, block_counts, largest,

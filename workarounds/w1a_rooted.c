@@ -114,7 +114,18 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
     }
     MPI_Comm *subs = NULL;
     if (err == MPI_SUCCESS)
-        err = w1a_subs_of(c->comm, &p, me, &subs);
+        err = w1a_subs_of(runner, c->comm, &p, me, &subs);
+    /* Ibcast runs flat groups, which an I-call does not make (w1a.h): a
+     * blocking Bcast, whose groups are a tree, makes them too. */
+    if (err == MPI_SUCCESS && holders != NULL) {
+        struct partition flat;
+        MPI_Comm *unused;
+        err = w1a_partition(procs, root, members, w, &flat);
+        if (err == MPI_SUCCESS) {
+            err = w1a_subs_of(runner, c->comm, &flat, me, &unused);
+            w1a_free_partition(&flat);
+        }
+    }
 
     /* Blocking Gather(v) and Scatter(v): every group's sub-call starts at
      * once and all complete together, as the MPI's own linear algorithm

@@ -1,6 +1,6 @@
 /* overlap: a triggered MPI_Igather stays non-blocking under the layer.
  *
- *   overlap COMPLETION      (P >= 2; root 0; MPI_INT, COUNT per rank)
+ *   overlap COMPLETION [gather-first]   (P >= 2; root 0; MPI_INT, COUNT per rank)
  *
  * The non-roots start their MPI_Igather only after the root's has returned
  * and sent them a token, so a layer that finished the workaround inside
@@ -10,8 +10,10 @@
  * completes through COMPLETION, one of wait test waitall testall waitany
  * testany waitsome testsome get_status free (the non-roots free theirs;
  * MPI_Finalize finishes it) -- the array forms with an ordinary receive
- * request beside it; and every element is right on the root. Exit 0, or 1
- * with a message naming what failed. */
+ * request beside it; and every element is right on the root. With
+ * `gather-first` a blocking MPI_Gather of the same blocks runs before (and
+ * is checked too): what the layer makes for it, the I-form may use. Exit 0,
+ * or 1 with a message naming what failed. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +94,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     const char *how = argc > 1 ? argv[1] : "wait";
+    int gather_first = argc > 2 && strcmp(argv[2], "gather-first") == 0;
     MPI_Comm side; /* the token and the neighbour's message: apart from the collective */
     MPI_Comm_dup(MPI_COMM_WORLD, &side);
 
@@ -102,6 +105,18 @@ int main(int argc, char **argv)
     if (rank == 0)
         for (int i = 0; i < procs * COUNT; i++)
             all[i] = SENTINEL;
+
+    if (gather_first) {
+        MPI_Gather(mine, COUNT, MPI_INT, all, COUNT, MPI_INT, 0, MPI_COMM_WORLD);
+        for (int r = 0; rank == 0 && r < procs && !status; r++)
+            for (int i = 0; i < COUNT; i++)
+                if (all[r * COUNT + i] != value(r, i)) {
+                    status |= failed(rank, "MPI_Gather's data is wrong");
+                    break;
+                }
+        for (int i = 0; rank == 0 && i < procs * COUNT; i++)
+            all[i] = SENTINEL;
+    }
 
     /* an ordinary request beside the layer's: a word from the left neighbour */
     int word = -1, sent = rank;

@@ -169,6 +169,51 @@ static int refuse(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
     return 0;
 }
 
+/* W1-A's communicators are made in blocking runs only (workarounds/w1a.h):
+ * a non-blocking run that finds them missing returns SG_W1A_UNMADE, on
+ * every rank, with `send` and `recv` (`bytes` each) untouched, as
+ * sg_w1a_made said before; the same call run blocking over copies of them
+ * makes the communicators, and the non-blocking run then takes them.
+ * Returns what the run returns. */
+static int run_w1a(struct sg_runner *runner, const struct setting *s, const struct layout *l,
+                   unsigned char *send, unsigned char *recv, size_t bytes,
+                   const struct sg_described *d, MPI_Comm comm)
+{
+    struct sg_call call = make_call(s, l, send + MARGIN, recv + MARGIN, comm);
+    const struct sg_windows *w = s->w ? s->w : &SG_WINDOWS_ONE;
+    unsigned char *send_before = malloc(bytes), *recv_before = malloc(bytes);
+    if (send_before == NULL || recv_before == NULL)
+        fail("out of memory");
+    memcpy(send_before, send, bytes);
+    memcpy(recv_before, recv, bytes);
+    int made = sg_w1a_made(runner, &call, d, s->members, w);
+    int err = sg_w1a(runner, &call, d, s->members, w);
+    int unmade = err == SG_W1A_UNMADE, unmade_anywhere = unmade;
+    MPI_Allreduce(MPI_IN_PLACE, &unmade_anywhere, 1, MPI_INT, MPI_MAX, comm);
+    if (unmade != unmade_anywhere)
+        fail("%s: SG_W1A_UNMADE on some ranks only", sg_routines[call.routine].name);
+    if (unmade && !runner->nonblocking)
+        fail("%s: a blocking run returned SG_W1A_UNMADE", sg_routines[call.routine].name);
+    if (runner->nonblocking && made == unmade)
+        fail("%s: sg_w1a_made said %d, and the run returned %d", sg_routines[call.routine].name,
+             made, err);
+    if (unmade) {
+        if (memcmp(send, send_before, bytes) != 0 || memcmp(recv, recv_before, bytes) != 0)
+            fail("%s: SG_W1A_UNMADE after touching a buffer", sg_routines[call.routine].name);
+        struct sg_runner blocking = *runner;
+        blocking.nonblocking = 0;
+        struct sg_call scratch = make_call(s, l, send_before + MARGIN, recv_before + MARGIN, comm);
+        if (sg_w1a(&blocking, &scratch, d, s->members, w) != MPI_SUCCESS ||
+            sg_runner_finish(&blocking) != MPI_SUCCESS)
+            fail("%s: the blocking run that makes the communicators failed",
+                 sg_routines[call.routine].name);
+        err = sg_w1a(runner, &call, d, s->members, w);
+    }
+    free(send_before);
+    free(recv_before);
+    return err;
+}
+
 static void run_case(MPI_Comm comm, const struct setting *s, const struct layout *l,
                      uint64_t number)
 {
@@ -203,7 +248,7 @@ static void run_case(MPI_Comm comm, const struct setting *s, const struct layout
         runner.allows = refuse;
     else
         runner.together = s->form < 2; /* as the layer's plan where the I-form may */
-    int err = sg_w1a(&runner, &call, &d, s->members, s->w ? s->w : &SG_WINDOWS_ONE);
+    int err = run_w1a(&runner, s, l, send, recv, bytes, &d, comm);
     int finished = sg_runner_finish(&runner);
     if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
         fail("%s: sg_w1a failed (%d)", sg_routines[call.routine].name,
@@ -320,22 +365,25 @@ static void sweep(MPI_Comm comm, MPI_Datatype spaced)
                                 /* the first call of a partition: one per group of
                                  * this rank (in the star of the root's groups, the
                                  * root is in all), and the parent's private copy;
-                                 * none for a star that is the tree (P = 4, root 0,
-                                 * groups of 3: {0, 1, 2}, {0, 3} both ways);
+                                 * the tree's first call makes the star too (Ibcast's
+                                 * groups), except where the star is the tree (P = 4,
+                                 * root 0, groups of 3: {0, 1, 2}, {0, 3} both ways);
                                  * Reduce by parts: its column and its row, once
                                  * for all roots */
                                 int tree = routines[r] == SG_MPI_Bcast && form < 2;
                                 int grid = reduce && !refused ? grid_of(members) : 0;
                                 long star = (procs - 1 + members - 2) / (members - 1), expect = 0;
                                 long created = sg_w1a_created() - before;
-                                if (tree && !tree_seen)
+                                long star_here = rank == root ? star : 1;
+                                if (tree && !tree_seen) {
                                     expect = tree_groups(root, members) + first_on_parent;
-                                else if (grid)
+                                    expect += created == expect + star_here ? star_here : 0;
+                                } else if (grid)
                                     expect = grid == grid_made ? 0 : 2;
-                                else if (!tree && !star_seen && !(tree_seen && created == 0))
-                                    expect = (rank == root ? star : 1) + first_on_parent;
+                                else if (!tree && !star_seen)
+                                    expect = star_here + first_on_parent;
                                 tree_seen |= tree;
-                                star_seen |= !tree && !grid;
+                                star_seen |= !grid;
                                 grid_made = grid ? grid : grid_made;
                                 if (created != expect)
                                     fail("%s%s, root %d, groups of %d: created %ld "
@@ -594,6 +642,14 @@ static void planned_case(MPI_Comm comm, const struct wide_layout *l, enum sg_rou
 
     struct sg_runner runner = SG_RUNNER(&sg_pmpi, form == 2);
     int err = sg_w1a(&runner, &c, &d, members, &w);
+    if (err == SG_W1A_UNMADE) { /* made by a blocking run (run_w1a); this one moves the same */
+        struct sg_runner blocking = SG_RUNNER(&sg_pmpi, 0);
+        if (sg_w1a(&blocking, &c, &d, members, &w) != MPI_SUCCESS ||
+            sg_runner_finish(&blocking) != MPI_SUCCESS)
+            fail("%s: the blocking run that makes the communicators failed",
+                 sg_routines[c.routine].name);
+        err = sg_w1a(&runner, &c, &d, members, &w);
+    }
     int finished = sg_runner_finish(&runner);
     if (err != MPI_SUCCESS || finished != MPI_SUCCESS)
         fail("%s: sg_w1a over planned windows failed (%d)", sg_routines[c.routine].name,
