@@ -86,6 +86,22 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
         return SG_WRAPPER_HANDLER(&call);                                \
     }
 
+/* The same with a way past the handler: where SG_WRAPPER_PASSES(routine)
+ * says so, the call goes straight to PMPI_*, as the application made it
+ * (the struct of that branch is read field by field: the compiler builds
+ * none). */
+#define SG_DEFINE_PASSING_WRAPPER(Name, params, args, ...)                   \
+    SG_EXPORT int MPI_##Name params                                          \
+    {                                                                        \
+        if (SG_WRAPPER_PASSES(SG_MPI_##Name)) {                              \
+            const struct sg_call passed = {.routine = SG_MPI_##Name, __VA_ARGS__}; \
+            const struct sg_call *c = &passed;                               \
+            return PMPI_##Name args;                                         \
+        }                                                                    \
+        struct sg_call call = {.routine = SG_MPI_##Name, __VA_ARGS__};       \
+        return SG_WRAPPER_HANDLER(&call);                                    \
+    }
+
 /* The same for PMPI_* (a preload that sits below another PMPI layer). */
 #define SG_DEFINE_PMPI_WRAPPER(Name, params, args, ...)                  \
     SG_EXPORT int PMPI_##Name params                                               \

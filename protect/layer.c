@@ -168,10 +168,17 @@ const struct sg_layer *sg_layer(void)
     return &layer;
 }
 
+atomic_uchar sg_passes[SG_ROUTINE_COUNT];
+
 void sg_layer_apply(int agreed)
 {
     static const struct sg_rule_set class_d_only;
     layer.rules = agreed ? layer.loaded : class_d_only;
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) /* what nothing_can_trigger passes at once */
+        atomic_store_explicit(&sg_passes[r],
+                              !layer.rules.all[r].bounded && !sg_routines[r].irregular &&
+                                  layer.log_level < SG_LOG_INFO,
+                              memory_order_relaxed);
 }
 
 void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)

@@ -47,6 +47,12 @@ const struct sg_layer *sg_layer(void);
 /* Put the loaded rules in force (agreed) or leave Class D protection only. */
 void sg_layer_apply(int agreed);
 
+/* Per routine, whether its calls go straight to PMPI (protect.c's
+ * wrappers): no entry in force has a bound, it has no displacements to
+ * scan for Class D, and no summary counts its calls. 0 until the rules take
+ * effect at MPI_Init: until then every call takes the full path. */
+extern atomic_uchar sg_passes[SG_ROUTINE_COUNT];
+
 /* Whether MPI initialisation went through the layer (agree.c). */
 extern int sg_init_seen;
 

@@ -39,7 +39,8 @@
 
 static int sg_protect(struct sg_call *c);
 #define SG_WRAPPER_HANDLER sg_protect
-SG_COLLECTIVES(SG_DEFINE_WRAPPER)
+#define SG_WRAPPER_PASSES(routine) atomic_load_explicit(&sg_passes[routine], memory_order_relaxed)
+SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
 
 /* ---- Calls left as they are --------------------------------------------- */
 

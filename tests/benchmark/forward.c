@@ -1,11 +1,12 @@
 /* libsg_forward.so: interposition alone, the floor under libscaleguard.so's
- * hot path. Preloaded in its place, each of the 26 collectives packs its
- * arguments into a struct sg_call and calls PMPI through the table, as the
- * layer does when nothing can trigger, without looking at them
+ * hot path. Preloaded in its place, each of the 26 collectives calls its
+ * PMPI_* function with the application's arguments, as the layer's wrapper
+ * does for a routine that nothing can trigger (sg_passes)
  * (scripts/bench-protect.sh, case `floor`). */
 #include "collective.h"
 
 static int forward(struct sg_call *c) { return sg_call_invoke(&sg_pmpi, c); }
 
 #define SG_WRAPPER_HANDLER forward
-SG_COLLECTIVES(SG_DEFINE_WRAPPER)
+#define SG_WRAPPER_PASSES(routine) 1
+SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
