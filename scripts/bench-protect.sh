@@ -5,8 +5,9 @@
 # results/protect-overhead-pP.md at another P) and the same numbers as a TSV
 # next to it (.md -> .tsv; scaleguard-report
 # --benchmark plots it):
-#   no trigger (cases `none`, `cfg`): 8 B, 1 KiB, 64 KiB, 1 MiB per rank and
-#     peer, without a configuration (Class D checks only) and with a bound
+#   no trigger (cases `none`, `shipped`, `cfg`): 8 B, 1 KiB, 64 KiB, 1 MiB
+#     per rank and peer, without a configuration (Class D checks only), with
+#     the MPI's shipped configs/debian12-MPI-*.ini, and with a bound
 #     configured for every routine that the call stays under; next to them
 #     their floor (case `floor`): a preload that only forwards each call to
 #     PMPI (tests/benchmark/forward.c), the cost of interposing at all;
@@ -98,12 +99,12 @@ fraction() {
   esac
 }
 
-# run MPI BYTES SECONDS CONFIG|-|floor [SG_OVERHEAD_OPTION...]: prints
+# run MPI BYTES SECONDS REPS CONFIG|-|floor [SG_OVERHEAD_OPTION...]: prints
 # "routine bytes bare protected ratio" lines; `floor` preloads the
 # forwarding library instead of the layer.
 run() {
-  local mpi=$1 bytes=$2 seconds=$3 ini=$4 tree
-  shift 4
+  local mpi=$1 bytes=$2 seconds=$3 reps=$4 ini=$5 tree
+  shift 5
   tree=$(tree_of "$mpi")
   local preload=$tree/protect/libscaleguard.so
   [[ $ini != floor ]] || preload=$tree/tests/benchmark/libsg_forward.so ini=-
@@ -113,18 +114,19 @@ run() {
   local launch
   bench_launch "$tree" "$procs" "${settings[@]}"
   env -u SCALEGUARD_CONFIG "${launch[@]}" "$tree/tests/benchmark/sg_overhead" \
-    --bytes "$bytes" --seconds "$seconds" --reps 3 "$@"
+    --bytes "$bytes" --seconds "$seconds" --reps "$reps" "$@"
 }
 
 # The TSV: one line per routine, case and size.
 printf 'mpi\tprocs\troutine\tcase\tbytes\tbare_seconds\tprotected_seconds\tratio\n' \
   >"$table_file.new"
 
-# table TITLE MPI CASE SECONDS BYTES...: one column of ratios per size. The
-# case's configuration is $work/CASE-BYTES.ini, or none when that is missing.
+# table TITLE MPI CASE SECONDS REPS BYTES...: one column of ratios per size.
+# The case's configuration is $work/CASE-BYTES.ini, or none when that is
+# missing.
 table() {
-  local title=$1 mpi=$2 kase=$3 seconds=$4 bytes ini
-  shift 4
+  local title=$1 mpi=$2 kase=$3 seconds=$4 reps=$5 bytes ini
+  shift 5
   local sizes=("$@")
   for bytes in "${sizes[@]}"; do
     ini=$work/$kase-$bytes.ini
@@ -132,7 +134,7 @@ table() {
     [[ $kase != floor ]] || ini=floor
     local options=()
     [[ $kase != W3 ]] || options=(--wrap)
-    if ! run "$mpi" "$bytes" "$seconds" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"; then
+    if ! run "$mpi" "$bytes" "$seconds" "$reps" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"; then
       echo "bench-protect: $mpi, case $kase, $bytes B at P = $procs failed (configuration" \
         "${ini/#$work\//}; its output above); no report written" >&2
       exit 1
@@ -160,6 +162,39 @@ table() {
   done
 }
 
+# pieces MPI: W1-B's four sub-calls made bare, against W1-B's ratio: the
+# bare call of a quarter of each forced size (sg_overhead's bare column,
+# under the forwarding preload), four times, over the bare call of the
+# whole (the W1-B case's bare column). Where the two ratios are close, the
+# residue is the MPI's own cost of calls a quarter as large.
+pieces() {
+  local mpi=$1 bytes routine
+  for bytes in "${forced_sizes[@]}"; do
+    if ! run "$mpi" $((bytes / 4)) 0.5 3 floor >"$work/$mpi-quarter-$bytes.txt"; then
+      echo "bench-protect: $mpi, a quarter of $bytes B at P = $procs failed; no report written" >&2
+      exit 1
+    fi
+  done
+  printf '\n#### %s — W1-B next to its four sub-calls made bare (4 x the bare call of a quarter / the bare call)\n\n| routine |' "$mpi"
+  for bytes in "${forced_sizes[@]}"; do printf ' %s B: W1-B | 4 quarters bare |' "$bytes"; done
+  printf '\n|---|'
+  for bytes in "${forced_sizes[@]}"; do printf -- '---:|---:|'; done
+  printf '\n'
+  for routine in "${routines[@]}"; do
+    printf '| MPI_%s |' "$routine"
+    for bytes in "${forced_sizes[@]}"; do
+      awk -v r="MPI_$routine" 'FNR == 1 { file++ } $1 != r { next }
+        file == 1 { whole = $3; ratio = $5 } file == 2 { quarter = $3 }
+        END { printf " %.3f | %.3f |", ratio, 4 * quarter / whole }' \
+        "$work/$mpi-W1-B-$bytes.txt" "$work/$mpi-quarter-$bytes.txt"
+    done
+    printf '\n'
+  done
+  echo
+  echo "Gatherv, Scatterv and Alltoallv move their blocks over the chunk point to point: not"
+  echo "the routine's own sub-calls."
+}
+
 for bytes in "${untriggered_sizes[@]}"; do cp "$untriggered" "$work/cfg-$bytes.ini"; done
 for item in "${forced[@]}"; do
   read -r name trigger divisor <<<"$item"
@@ -175,8 +210,9 @@ done
     "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)), P = $procs" \
     "ranks (oversubscribed when P > cores), by \`scripts/bench-protect.sh\`;" \
     "load average when it began: $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo "Each ratio is the protected call's best block time over the bare call's (PMPI),"
-  echo "measured alternately in one run; sizes are bytes per rank and peer (MPI_BYTE)."
+  echo "Each ratio is the median over pairs of blocks of calls, bare (PMPI) then protected,"
+  echo "of the protected block's time over the bare one's; the times are each side's fastest"
+  echo "block (tests/benchmark/sg_overhead.c); sizes are bytes per rank and peer (MPI_BYTE)."
   echo "A forced workaround's bound is a fraction of the call's trigger value (W1-B: a quarter,"
   echo "four rounds; W1-A: half of n P, groups of 2)."
   echo "The same numbers: \`$(basename "$table_file")\`."
@@ -187,18 +223,24 @@ done
   for mpi in "${mpis[@]}"; do
     echo
     echo "### $mpi"
-    table "floor: a preload that only forwards each call to PMPI (no layer)" "$mpi" floor 0.2 \
+    shipped=(configs/debian12-"$mpi"-*.ini)
+    for bytes in "${untriggered_sizes[@]}"; do cp "${shipped[0]}" "$work/shipped-$bytes.ini"; done
+    # Calls of a microsecond: eight pairs of blocks of 50 ms.
+    table "floor: a preload that only forwards each call to PMPI (no layer)" "$mpi" floor 0.4 8 \
       "${untriggered_sizes[@]}"
-    table "no trigger, no configuration (Class D checks only)" "$mpi" none 0.2 \
+    table "no trigger, no configuration (Class D checks only)" "$mpi" none 0.4 8 \
       "${untriggered_sizes[@]}"
-    table "no trigger, a bound configured for every routine" "$mpi" cfg 0.2 \
+    table "no trigger, the shipped ${shipped[0]}" "$mpi" shipped 0.4 8 \
+      "${untriggered_sizes[@]}"
+    table "no trigger, a bound configured for every routine" "$mpi" cfg 0.4 8 \
       "${untriggered_sizes[@]}"
     for item in "${forced[@]}"; do
       read -r name trigger divisor <<<"$item"
       local_bound="$trigger bound = $trigger/$divisor"
       [[ $trigger != D ]] || local_bound="class = D"
       table "$name forced ($local_bound${forced_note[$name]:+; ${forced_note[$name]}})" \
-        "$mpi" "$name" 0.5 "${forced_sizes[@]}"
+        "$mpi" "$name" 0.5 3 "${forced_sizes[@]}"
+      [[ $name != W1-B ]] || pieces "$mpi"
     done
   done
 } >"$report.new"

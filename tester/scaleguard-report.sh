@@ -471,6 +471,7 @@ plot_routine() {
 case_title() {
   case $1 in
     none) echo "no trigger, no configuration (Class D checks only)" ;;
+    shipped) echo "no trigger, the platform's shipped configs/debian12-*.ini" ;;
     cfg) echo "no trigger, a bound configured for every routine" ;;
     floor) echo "floor: a preload that only forwards each call to PMPI (no layer)" ;;
     *) echo "$1 forced" ;;

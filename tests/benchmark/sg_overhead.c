@@ -5,10 +5,15 @@
  *
  * Run it with libscaleguard.so preloaded: "protected" calls MPI_<Name> (the
  * layer), "bare" calls PMPI_<Name> (the library underneath) with the same
- * arguments, in alternating blocks, so both see the same machine state.
- * Each block repeats the call until it has taken about S/R seconds (at
- * least once); the time of one call is the slowest rank's block time over
- * the block's calls, and each side keeps its fastest block. Messages are
+ * arguments, in R pairs of blocks, bare then protected, so both see the
+ * same machine state. Each block repeats the call until it has taken about
+ * S/R seconds (at least once); the time of one call is the slowest
+ * rank's block time over the block's calls. Each side's time is its
+ * fastest block; the ratio is the median over the pairs of the protected
+ * block's time over the bare one's: the state of the machine drifts over
+ * seconds (a bare call of a microsecond runs 30 % faster or slower from one
+ * run to the next), which a pair shares and the fastest blocks of
+ * different moments do not. Messages are
  * B bytes of MPI_BYTE per rank and peer (v-routines: counts B, int
  * displacements i*B); reductions use MPI_BXOR. Rank 0 prints one line per
  * routine: name, bytes, bare us, protected us, ratio.
@@ -70,6 +75,19 @@ static char *reserve(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of `n` values, which it sorts. */
+static double median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, by_value);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 static double block_time(const struct sg_entry_points *mpi, const struct sg_call *c, int calls)
 {
     MPI_Request request;
@@ -126,7 +144,8 @@ int main(int argc, char **argv)
     char *send = malloc(total), *recv = malloc(total);
     int *counts = malloc((size_t)procs * sizeof *counts);
     int *displs = malloc((size_t)procs * sizeof *displs);
-    if (!send || !recv || !counts || !displs)
+    double *ratios = malloc((size_t)reps * sizeof *ratios);
+    if (!send || !recv || !counts || !displs || !ratios)
         PMPI_Abort(MPI_COMM_WORLD, 3);
     memset(send, rank + 1, total);
     memset(recv, 0, total);
@@ -175,16 +194,18 @@ int main(int argc, char **argv)
             double p = block_time(&protected_entry_points, &guarded_call, calls) / calls;
             bare = b < bare ? b : bare;
             guarded = p < guarded ? p : guarded;
+            ratios[rep] = p / b;
         }
         if (rank == 0)
             printf("%-26s %10ld %12.2f %12.2f %7.3f\n", sg_routines[r].name, bytes, bare * 1e6,
-                   guarded * 1e6, guarded / bare);
+                   guarded * 1e6, median(ratios, reps));
         fflush(stdout);
     }
     free(send);
     free(recv);
     free(counts);
     free(displs);
+    free(ratios);
     MPI_Finalize();
     return 0;
 }
