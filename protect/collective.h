@@ -232,6 +232,17 @@ static inline int sg_comm_size_rank(MPI_Comm comm, int *procs, int *rank)
     return err != MPI_SUCCESS || rank == NULL ? err : PMPI_Comm_rank(comm, rank);
 }
 
+/* Whether `comm` is an intercommunicator: MPI_COMM_WORLD and
+ * MPI_COMM_SELF are not, without asking the MPI. */
+static inline int sg_comm_test_inter(MPI_Comm comm, int *inter)
+{
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) {
+        *inter = 0;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Comm_test_inter(comm, inter);
+}
+
 /* n, s and P of a call on this rank (DESIGN.md "Notation"), in basic
  * elements, which every rank counts alike whatever datatypes they pass
  * (12 x MPI_DOUBLE on one rank against 1 x a vector of 12 doubles on

@@ -798,7 +798,7 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
         return FULL_LOOK;
     int inter = 0;
     /* a v-routine's arrays have an entry per rank of the remote group */
-    if (info->irregular && (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
+    if (info->irregular && (sg_comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
         return FULL_LOOK;
     struct sg_shape sh;
     int procs, rank = -1;
@@ -834,7 +834,7 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
 {
     *f = (struct findings){0};
     int inter = 0;
-    if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
+    if (sg_comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter) {
         sg_log(SG_LOG_INFO, &inter_once, "intercommunicators pass through unprotected");
         return -1;
     }
