@@ -162,37 +162,28 @@ table() {
   done
 }
 
-# pieces MPI: W1-B's four sub-calls made bare, against W1-B's ratio: the
-# bare call of a quarter of each forced size (sg_overhead's bare column,
-# under the forwarding preload), four times, over the bare call of the
-# whole (the W1-B case's bare column). Where the two ratios are close, the
-# residue is the MPI's own cost of calls a quarter as large.
-pieces() {
+# vform MPI: W1-B next to what its sub-calls' routine costs in this MPI. A
+# regular routine's W1-B runs its v-form (Scatter as Scatterv, ...): the
+# v-form's bare call over the routine's bare call, of the same size in the
+# same run (the W1-B case's bare column), is the MPI's own share of W1-B's
+# ratio.
+vform() {
   local mpi=$1 bytes routine
-  for bytes in "${forced_sizes[@]}"; do
-    if ! run "$mpi" $((bytes / 4)) 0.5 3 floor >"$work/$mpi-quarter-$bytes.txt"; then
-      echo "bench-protect: $mpi, a quarter of $bytes B at P = $procs failed; no report written" >&2
-      exit 1
-    fi
-  done
-  printf '\n#### %s — W1-B next to its four sub-calls made bare (4 x the bare call of a quarter / the bare call)\n\n| routine |' "$mpi"
-  for bytes in "${forced_sizes[@]}"; do printf ' %s B: W1-B | 4 quarters bare |' "$bytes"; done
+  printf '\n#### %s — W1-B next to the MPI'"'"'s own cost of its routine (the v-form bare / the routine bare)\n\n| routine |' "$mpi"
+  for bytes in "${forced_sizes[@]}"; do printf ' %s B: W1-B | v-form bare / bare |' "$bytes"; done
   printf '\n|---|'
   for bytes in "${forced_sizes[@]}"; do printf -- '---:|---:|'; done
   printf '\n'
   for routine in "${routines[@]}"; do
+    [[ -n ${irregular[${routine}v]:-} ]] || continue
     printf '| MPI_%s |' "$routine"
     for bytes in "${forced_sizes[@]}"; do
-      awk -v r="MPI_$routine" 'FNR == 1 { file++ } $1 != r { next }
-        file == 1 { whole = $3; ratio = $5 } file == 2 { quarter = $3 }
-        END { printf " %.3f | %.3f |", ratio, 4 * quarter / whole }' \
-        "$work/$mpi-W1-B-$bytes.txt" "$work/$mpi-quarter-$bytes.txt"
+      awk -v r="MPI_$routine" -v v="MPI_${routine}v" '
+        $1 == r { whole = $3; ratio = $5 } $1 == v { vbare = $3 }
+        END { printf " %.3f | %.3f |", ratio, vbare / whole }' "$work/$mpi-W1-B-$bytes.txt"
     done
     printf '\n'
   done
-  echo
-  echo "Gatherv, Scatterv and Alltoallv move their blocks over the chunk point to point: not"
-  echo "the routine's own sub-calls."
 }
 
 for bytes in "${untriggered_sizes[@]}"; do cp "$untriggered" "$work/cfg-$bytes.ini"; done
@@ -240,7 +231,7 @@ done
       [[ $trigger != D ]] || local_bound="class = D"
       table "$name forced ($local_bound${forced_note[$name]:+; ${forced_note[$name]}})" \
         "$mpi" "$name" 0.5 3 "${forced_sizes[@]}"
-      [[ $name != W1-B ]] || pieces "$mpi"
+      [[ $name != W1-B ]] || vform "$mpi"
     done
   done
 } >"$report.new"
