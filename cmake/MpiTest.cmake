@@ -82,3 +82,20 @@ function(sg_blocking_form var routine)
   string(REGEX REPLACE "F\\(X, ([A-Za-z_]+), .*" "MPI_\\1" blocking "${family}")
   set(${var} ${blocking} PARENT_SCOPE)
 endfunction()
+
+# sg_w1a_entries(<ini_var> <options_var> <routine> <keys>): the INI text of
+# an entry with <keys> for <routine> and, for an I-form, the same for its
+# blocking routine, with scaleguard-bench's --blocking-first in
+# <options_var>: W1-A's communicators are made by a blocking call, which an
+# I-form call then runs over (workarounds/w1a.h).
+function(sg_w1a_entries ini_var options_var routine keys)
+  set(ini "[${routine}]\n${keys}")
+  set(options "")
+  if(routine MATCHES "^MPI_I")
+    sg_blocking_form(blocking ${routine})
+    string(APPEND ini "\n[${blocking}]\n${keys}")
+    set(options --blocking-first)
+  endif()
+  set(${ini_var} "${ini}" PARENT_SCOPE)
+  set(${options_var} "${options}" PARENT_SCOPE)
+endfunction()
