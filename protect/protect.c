@@ -585,10 +585,16 @@ static int w1a_made(const struct choice *ch)
            sg_w1a_made(&runner, ch->c, ch->d, ch->members, &ch->fit->win);
 }
 
+/* Whether W1-A's groups can run this call, its communicators aside; on 0
+ * `*why` (when not NULL) gets sg_w1a_applies's reason where it has one. */
+static int w1a_groups_fit(const struct choice *ch, const char **why)
+{
+    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, why);
+}
+
 static int w1a_applies(const struct choice *ch)
 {
-    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, NULL) &&
-           w1a_made(ch);
+    return w1a_groups_fit(ch, NULL) && w1a_made(ch);
 }
 
 /* W1-A's groups of a blocking call in the I-form where that form allows
@@ -606,7 +612,7 @@ static struct plan w1a_plan(const struct choice *ch)
 static void w1a_unavailable(const struct choice *ch)
 {
     const char *why = "the bound does not depend on P";
-    if (w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, &why) && !w1a_made(ch))
+    if (w1a_groups_fit(ch, &why) && !w1a_made(ch))
         why = W1A_UNMADE;
     sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
            "%s: workaround W1-A cannot apply to this call (%s); using auto",
@@ -691,7 +697,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
     *why = !ch.exact                 ? LEFT_SPLIT_RISK
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
-           : w1a_may_group(&ch) && sg_w1a_applies(c, d, ch.members, NULL)
+           : w1a_groups_fit(&ch, NULL)
                ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form */
                : LEFT_NO_WORKAROUND;
     return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
