@@ -86,10 +86,11 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
         return SG_WRAPPER_HANDLER(&call);                                \
     }
 
-/* The same with a way past the handler: where SG_WRAPPER_PASSES(routine)
- * says so, the call goes straight to PMPI_*, as the application made it
- * (the struct of that branch is read field by field: the compiler builds
- * none). */
+/* The same with two ways past the handler: where SG_WRAPPER_PASSES(routine)
+ * says so, and where the handler returns SG_CALL_AS_MADE, the call goes
+ * straight to PMPI_*, as the application made it (the struct is read field
+ * by field: in the first branch the compiler builds none). */
+#define SG_CALL_AS_MADE (-1) /* never an MPI error code, which are >= 0 */
 #define SG_DEFINE_PASSING_WRAPPER(Name, params, args, ...)                   \
     SG_EXPORT int MPI_##Name params                                          \
     {                                                                        \
@@ -99,7 +100,11 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
             return PMPI_##Name args;                                         \
         }                                                                    \
         struct sg_call call = {.routine = SG_MPI_##Name, __VA_ARGS__};       \
-        return SG_WRAPPER_HANDLER(&call);                                    \
+        int handled = SG_WRAPPER_HANDLER(&call);                             \
+        if (handled != SG_CALL_AS_MADE)                                      \
+            return handled;                                                  \
+        const struct sg_call *c = &call;                                     \
+        return PMPI_##Name args;                                             \
     }
 
 /* The same for PMPI_* (a preload that sits below another PMPI layer). */
