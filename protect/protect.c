@@ -770,6 +770,13 @@ static int moves_blocks_p2p(enum sg_routine r, const struct sg_rules *rules)
     return info->knows == SG_KNOWS_ROOT ? !names_w1a(rules) : info->irregular && info->pairwise;
 }
 
+/* Whether a routine's calls under these rules may run on the private copy
+ * of their communicator: blocks point to point, or W1-B's rounds in stages. */
+static int needs_private_comm(enum sg_routine r, const struct sg_rules *rules)
+{
+    return moves_blocks_p2p(r, rules) || (rules->bounded && sg_w1b_staged(r));
+}
+
 /* The private copy of MPI_COMM_WORLD, made at MPI_Init where a routine's
  * rules will need it: made at a call instead, it would hold the first
  * I-form call there until every rank has entered it. */
@@ -777,8 +784,8 @@ int sg_protect_prepare_world(void)
 {
     const struct sg_layer *layer = sg_layer();
     for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-        if (moves_blocks_p2p((enum sg_routine)r, &layer->rules.all[r]) ||
-            moves_blocks_p2p((enum sg_routine)r, &layer->rules.not_in_place[r])) {
+        if (needs_private_comm((enum sg_routine)r, &layer->rules.all[r]) ||
+            needs_private_comm((enum sg_routine)r, &layer->rules.not_in_place[r])) {
             MPI_Comm copy;
             return sg_private_comm(MPI_COMM_WORLD, &copy);
         }

@@ -79,7 +79,8 @@ static int copy_of(struct sg_runner *runner, MPI_Comm comm, int *err)
     return runner->copy_count++;
 }
 
-static int queue(struct sg_runner *runner, const struct sg_call *sub)
+static int queue(struct sg_runner *runner, const struct sg_call *sub, sg_prepare *prepare,
+                 void *state)
 {
     int err = MPI_SUCCESS, copy = copy_of(runner, sub->comm, &err);
     if (err != MPI_SUCCESS)
@@ -87,7 +88,8 @@ static int queue(struct sg_runner *runner, const struct sg_call *sub)
     if (!grow((void **)&runner->queued, &runner->queued_capacity, runner->queued_count + 1,
               sizeof *runner->queued))
         return MPI_ERR_NO_MEM;
-    runner->queued[runner->queued_count++] = (struct sg_queued){*sub, copy, runner->fenced};
+    runner->queued[runner->queued_count++] =
+        (struct sg_queued){*sub, copy, runner->fenced, prepare, state};
     runner->fenced = 0;
     return MPI_SUCCESS;
 }
@@ -112,7 +114,10 @@ static int start_stage(struct sg_runner *runner)
         struct sg_queued *q = &runner->queued[runner->started++];
         struct sg_call sub = q->call;
         sub.comm = *runner->copies[q->copy].handle;
-        err = start(runner, &sub);
+        if (q->prepare != NULL)
+            err = q->prepare(q->state, &sub);
+        if (err == MPI_SUCCESS)
+            err = start(runner, &sub);
     } while (err == MPI_SUCCESS && runner->started < runner->queued_count &&
              !runner->queued[runner->started].stage_start);
     return err;
@@ -123,20 +128,32 @@ static int any_queued(const struct sg_runner *runner)
     return runner->started < runner->queued_count;
 }
 
-int sg_run(struct sg_runner *runner, struct sg_call *sub)
+int sg_run_prepared(struct sg_runner *runner, struct sg_call *sub, sg_prepare *prepare,
+                    void *state)
 {
     if (runner->fence_error != MPI_SUCCESS)
         return runner->fence_error;
     if (runner->queued_count > 0 || runner->fenced)
-        return queue(runner, sub);
-    return start(runner, sub);
+        return queue(runner, sub, prepare, state);
+    int err = prepare != NULL ? prepare(state, sub) : MPI_SUCCESS;
+    return err != MPI_SUCCESS ? err : start(runner, sub);
+}
+
+int sg_run(struct sg_runner *runner, struct sg_call *sub)
+{
+    return sg_run_prepared(runner, sub, NULL, NULL);
+}
+
+int sg_runner_fence_defers(const struct sg_runner *runner)
+{
+    return runner->nonblocking && sg_tuning()->idup_beside_collectives;
 }
 
 void sg_runner_fence(struct sg_runner *runner)
 {
     if (!runner->nonblocking)
         return;
-    if (sg_tuning()->idup_beside_collectives)
+    if (sg_runner_fence_defers(runner))
         runner->fenced = 1;
     else if (runner->fence_error == MPI_SUCCESS)
         runner->fence_error = wait_all(runner); /* ends here, in the I-call */

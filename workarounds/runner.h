@@ -31,10 +31,17 @@ struct sg_kept {
     void *memory;
 };
 
+/* Fills in what a sub-call reads from memory that only its start may
+ * write (a packed input that reuses an earlier stage's buffer). Returns an
+ * MPI error code. */
+typedef int sg_prepare(void *state, struct sg_call *sub);
+
 struct sg_queued {
     struct sg_call call;
     int copy;        /* its communicator's copy: an index into `copies` */
     int stage_start; /* a fence stands before it */
+    sg_prepare *prepare; /* NULL, or called with `state` just before it starts */
+    void *state;
 };
 
 struct sg_copy {
@@ -84,6 +91,15 @@ struct sg_runner {
  * one) with the request kept, or queued after a fence. Returns an MPI
  * error code. */
 int sg_run(struct sg_runner *runner, struct sg_call *sub);
+
+/* The same with `prepare(state, sub)` called just before the sub-call
+ * starts: at once, or when its stage starts. */
+int sg_run_prepared(struct sg_runner *runner, struct sg_call *sub, sg_prepare *prepare,
+                    void *state);
+
+/* Whether a fence of this runner defers the sub-calls after it to the
+ * caller's request (a non-blocking runner, tuning.h) rather than waiting. */
+int sg_runner_fence_defers(const struct sg_runner *runner);
 
 /* The sub-calls after this point take the results of those before it. A
  * blocking runner has finished those already: nothing to do. An error of

@@ -8,7 +8,10 @@ struct sg_tuning {
     const char *library; /* how MPI_Get_library_version begins; NULL: any other */
     /* W1-A reduces a vector over a row or a column of its grid by one
      * Reduce per part, each to the member that keeps it, rather than by one
-     * Reduce_scatter: the same elements move and combine either way. */
+     * Reduce_scatter: the same elements move and combine either way. W1-B
+     * cuts the Reduce_scatter family (its input not in place) into one
+     * Reduce per block and round, of contiguous pieces, rather than into
+     * rounds of the routine, whose input it must pack. */
     int reduce_by_reduces;
     /* A collective may start on a communicator while an MPI_Comm_idup of
      * it is in flight: a non-blocking workaround's later stages then run

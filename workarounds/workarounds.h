@@ -145,13 +145,20 @@ const char *sg_split_risk(const struct sg_call *c);
 
 /* W1-B: run the call as `rounds` sub-calls of the same routine (a regular
  * one: of its v-form) per window (Alltoall: per pairing), each moving at most
- * `chunk` elements of every block of that window. A rank without a V side
+ * `chunk` elements of every block of that window; the Reduce_scatter family
+ * where the MPI reduces faster by Reduce (tuning.h), as one Reduce per block
+ * and round, and else its I-forms round after round (sg_w1b_staged). A rank without a V side
  * needs only w->count and w->mine. Returns an MPI error code, or -1 (before
  * any communication) when the layout cannot be cut this way, the call is a
  * reduction that sg_split_risk bars, or the v-form may not take the pieces
  * (runner->allows), on every rank alike. */
 int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            uint64_t chunk, uint64_t rounds, const struct sg_windows *w);
+
+/* Whether W1-B runs `routine` (an I-form whose input it packs) round after
+ * round on the private copy of its communicator (private_comm.h), which an
+ * I-call past a bound would otherwise make, blocking, at its first W1-B. */
+int sg_w1b_staged(enum sg_routine routine);
 
 /* W1-B for Gatherv, Scatterv, Alltoallv and their I-forms under a bound,
  * with no plan sent: every rank sees whether its own blocks (all of them,
