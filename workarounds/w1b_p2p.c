@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The widest span one round's blocks may have from one base (as the
  * displacement windows of engine.c): every displacement >= INT_MIN and
@@ -75,6 +76,31 @@ static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Da
     if (err == MPI_SUCCESS)
         p->count++;
     return err;
+}
+
+/* The bytes of `count` elements of `type` where they lie in one run from
+ * the buffer's start (a predefined type, or one without gaps), else -1. */
+static int64_t run_bytes(int count, MPI_Datatype type)
+{
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS ||
+        lb != 0 || true_lb != 0 || extent != size || true_extent != size)
+        return -1;
+    return (int64_t)count * size;
+}
+
+/* The root's own large block, from its send to its receive buffer, is
+ * copied where both ends lie in one run of the same bytes: MPICH 4.0.2
+ * moves a message to the same rank in twice the time of a copy (64 MiB:
+ * 16 to 19 ms, memcpy 9 ms). Returns the bytes to copy, or -1. */
+static int64_t own_block_run(int from_count, MPI_Datatype from_type, int to_count,
+                             MPI_Datatype to_type)
+{
+    int64_t bytes = run_bytes(from_count, from_type);
+    return bytes >= 0 && bytes == run_bytes(to_count, to_type) ? bytes : -1;
 }
 
 /* The most pieces an in-place exchange cuts one block into. */
@@ -212,8 +238,25 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     } else {
         MPI_Aint send_extent = send->layout == SG_SIDE_V ? sg_extent_of(send->type) : 0;
         MPI_Aint recv_extent = recv->layout == SG_SIDE_V ? sg_extent_of(recv->type) : 0;
+        /* Gatherv's own block from its SINGLE send side, Scatterv's to its
+         * SINGLE receive side: copied once the others' are posted, so that
+         * theirs move meanwhile */
+        const char *own_from = NULL;
+        char *own_to = NULL;
+        int64_t own_bytes = -1;
+        if (c->root == rank && !in_place && send_big) {
+            own_from = send_base;
+            own_to = recv_base + recv->displs[rank] * recv_extent;
+            own_bytes = own_block_run(send->count, send->type, recv->counts[rank], recv->type);
+        } else if (c->root == rank && !in_place && recv_big) {
+            own_from = send_base + send->displs[rank] * send_extent;
+            own_to = recv_base;
+            own_bytes = own_block_run(send->counts[rank], send->type, recv->count, recv->type);
+        }
+        if (own_bytes >= 0)
+            send_big = recv_big = 0;
         for (int i = 0; i < procs && err == MPI_SUCCESS; i++) {
-            if (i == rank && in_place)
+            if (i == rank && (in_place || (c->root == rank && !send_big && !recv_big)))
                 continue;
             if (recv->layout == SG_SIDE_V && recv->counts[i] > recv_chunk)
                 err = post_block(&p, 1, recv_base + recv->displs[i] * recv_extent,
@@ -226,6 +269,8 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
             err = post_block(&p, 0, send_base, send->count, send->type, c->root, copy);
         if (recv_big && err == MPI_SUCCESS)
             err = post_block(&p, 1, recv_base, recv->count, recv->type, c->root, copy);
+        if (own_bytes >= 0 && err == MPI_SUCCESS)
+            memcpy(own_to, own_from, (size_t)own_bytes);
     }
     if (err == MPI_SUCCESS)
         err = sg_run(runner, &first);
