@@ -52,7 +52,8 @@ bench_default_report() {
 # caller's header comment; then it sets procs (SCALEGUARD_BENCH_PROCS,
 # default 2), report (the first of ARGS, else bench_default_report NAME) and
 # table_file (its TSV), mpis (SCALEGUARD_BENCH_MPIS, default both) and work,
-# a scratch folder removed at exit.
+# a scratch folder removed at exit, as are the report's and table's .new files
+# of a run that did not finish (a finished run has moved them into place).
 # shellcheck disable=SC2034 # the caller reads them
 bench_start() {
   local name=$1
@@ -68,5 +69,5 @@ bench_start() {
   table_file=${report%.md}.tsv
   read -ra mpis <<<"${SCALEGUARD_BENCH_MPIS:-mpich openmpi}"
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  trap 'rm -rf "$work" "$report.new" "$table_file.new"' EXIT
 }
