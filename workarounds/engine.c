@@ -51,6 +51,16 @@ const char *sg_split_risk(const struct sg_call *c)
     return "a user-defined operation need not be exact in another grouping";
 }
 
+int sg_type_gapless(MPI_Datatype type)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int size;
+    return PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS &&
+           PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
+           PMPI_Type_size(type, &size) == MPI_SUCCESS && lb == 0 && true_lb == 0 &&
+           extent == size && true_extent == size;
+}
+
 static MPI_Count type_size(MPI_Datatype type)
 {
     MPI_Count size = 0;
@@ -678,7 +688,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
         PMPI_Comm_rank(c->comm, &rank);
         return w1b_by_reduces(runner, c, d, (int64_t)chunk, rounds, rank);
     }
-    if (sg_w1b_staged(c->routine) && sg_runner_fence_defers(runner) && w->count == 1)
+    if (sg_w1b_staged(c->routine) && runner->nonblocking && w->count == 1)
         return w1b_staged(runner, c, d, (int64_t)chunk, rounds);
     int procs = d->procs;
     enum sg_routine routine = d->regular ? sg_routines[c->routine].v_form : c->routine;

@@ -97,10 +97,6 @@ int sg_run(struct sg_runner *runner, struct sg_call *sub);
 int sg_run_prepared(struct sg_runner *runner, struct sg_call *sub, sg_prepare *prepare,
                     void *state);
 
-/* Whether a fence of this runner defers the sub-calls after it to the
- * caller's request (a non-blocking runner, tuning.h) rather than waiting. */
-int sg_runner_fence_defers(const struct sg_runner *runner);
-
 /* The sub-calls after this point take the results of those before it. A
  * blocking runner has finished those already: nothing to do. An error of
  * a fence that waits is what the next sg_run returns. */

@@ -19,17 +19,6 @@ int w1a_grid_columns(int procs, int members)
     return 0;
 }
 
-/* Whether a type has no holes: its elements' bytes can be copied whole. */
-int w1a_contiguous(MPI_Datatype type)
-{
-    MPI_Aint lb, extent, true_lb, true_extent;
-    int size;
-    return PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS &&
-           PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
-           PMPI_Type_size(type, &size) == MPI_SUCCESS && lb == 0 && true_lb == 0 &&
-           extent == size && true_extent == size;
-}
-
 int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int members,
                    const char **why)
 {

@@ -88,7 +88,7 @@ static void copy_out(void *memory)
 static struct copy_out *new_copy_out(int blocks, size_t bytes, void *recvbuf, MPI_Datatype type)
 {
     MPI_Aint lb, extent, true_lb, true_extent;
-    int holes = !w1a_contiguous(type);
+    int holes = !sg_type_gapless(type);
     PMPI_Type_get_extent(type, &lb, &extent);
     PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
     size_t before = true_lb < 0 ? (size_t)-true_lb : 0;
@@ -198,7 +198,7 @@ static int place_own_block(const struct sg_call *c, const struct sg_side *r, int
 {
     int count = r->layout == SG_SIDE_V ? r->counts[me] : r->count, size, err;
     char *to = (char *)c->recvbuf + (MPI_Aint)block_at(r, me) * extent;
-    if (w1a_contiguous(c->sendtype)) {
+    if (sg_type_gapless(c->sendtype)) {
         if ((err = PMPI_Type_size(c->sendtype, &size)) == MPI_SUCCESS)
             memcpy(to, c->sendbuf, (size_t)c->sendcount * (size_t)size);
         return err;

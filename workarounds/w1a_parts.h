@@ -34,7 +34,6 @@ int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg
 
 /* ---- w1a.c ---- */
 int w1a_grid_columns(int procs, int members);
-int w1a_contiguous(MPI_Datatype type);
 
 /* ---- The algorithms ---- */
 int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,

@@ -78,17 +78,6 @@ static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Da
     return err;
 }
 
-/* Whether elements of `type` lie one after another with no gap: every byte
- * from the buffer's start up to count times the size is data. */
-static int gapless(MPI_Datatype type, int *size)
-{
-    MPI_Aint lb, extent, true_lb, true_extent;
-    return PMPI_Type_size(type, size) == MPI_SUCCESS &&
-           PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS &&
-           PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
-           lb == 0 && true_lb == 0 && extent == *size && true_extent == *size;
-}
-
 static int predefined(MPI_Datatype type)
 {
     int integers, addresses, types, combiner;
@@ -108,7 +97,9 @@ static int64_t own_block_run(int from_count, MPI_Datatype from_type, int to_coun
                              MPI_Datatype to_type)
 {
     int from_size, to_size;
-    if (!gapless(from_type, &from_size) || !gapless(to_type, &to_size) ||
+    if (!sg_type_gapless(from_type) || !sg_type_gapless(to_type) ||
+        PMPI_Type_size(from_type, &from_size) != MPI_SUCCESS ||
+        PMPI_Type_size(to_type, &to_size) != MPI_SUCCESS ||
         (int64_t)from_count * from_size != (int64_t)to_count * to_size)
         return -1;
     if (from_type != to_type && !(predefined(from_type) && predefined(to_type)))
@@ -269,7 +260,7 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         if (own_bytes >= 0)
             send_big = recv_big = 0;
         for (int i = 0; i < procs && err == MPI_SUCCESS; i++) {
-            if (i == rank && (in_place || (c->root == rank && !send_big && !recv_big)))
+            if (i == rank && (in_place || own_bytes >= 0))
                 continue;
             if (recv->layout == SG_SIDE_V && recv->counts[i] > recv_chunk)
                 err = post_block(&p, 1, recv_base + recv->displs[i] * recv_extent,

@@ -143,6 +143,9 @@ void sg_windows_free(struct sg_windows *w);
  * two NaNs, survives depends on the order). */
 const char *sg_split_risk(const struct sg_call *c);
 
+/* Whether a type has no holes: its elements' bytes can be copied whole. */
+int sg_type_gapless(MPI_Datatype type);
+
 /* W1-B: run the call as `rounds` sub-calls of the same routine (a regular
  * one: of its v-form) per window (Alltoall: per pairing), each moving at most
  * `chunk` elements of every block of that window; the Reduce_scatter family
