@@ -61,6 +61,28 @@ int sg_type_gapless(MPI_Datatype type)
            extent == size && true_extent == size;
 }
 
+static int predefined(MPI_Datatype type)
+{
+    int integers, addresses, types, combiner;
+    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) ==
+               MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_count,
+                      MPI_Datatype to_type)
+{
+    int from_size, to_size;
+    if (!sg_type_gapless(from_type) || !sg_type_gapless(to_type) ||
+        PMPI_Type_size(from_type, &from_size) != MPI_SUCCESS ||
+        PMPI_Type_size(to_type, &to_size) != MPI_SUCCESS ||
+        from_count * from_size != to_count * to_size)
+        return -1;
+    if (from_type != to_type && !(predefined(from_type) && predefined(to_type)))
+        return -1;
+    return from_count * from_size;
+}
+
 static MPI_Count type_size(MPI_Datatype type)
 {
     MPI_Count size = 0;
@@ -567,18 +589,10 @@ static int prepare_round(struct round *r, const struct sg_described *d, int64_t 
 static int by_reduces(const struct sg_runner *runner, const struct sg_call *c,
                       const struct sg_described *d, uint64_t chunk, const struct sg_windows *w)
 {
-    if (d->send.layout != SG_SIDE_PACKED || d->send.in_place || w->count != 1 ||
-        !sg_tuning()->reduce_by_reduces)
-        return 0;
-    if (runner->allows == NULL)
-        return 1;
-    int size;
-    uint64_t basic, s;
-    if (sg_type_measure(c->sendtype, &size, &basic) != MPI_SUCCESS)
-        return 0;
-    sg_in_basic_elements(1, (uint64_t)size, basic, &basic, &s);
-    return runner->allows(sg_in_form_of(SG_MPI_Reduce, c->routine), s, chunk,
-                          (uint64_t)d->procs);
+    return d->send.layout == SG_SIDE_PACKED && !d->send.in_place && w->count == 1 &&
+           sg_tuning()->reduce_by_reduces &&
+           sg_runner_allows(runner, SG_MPI_Reduce, c->routine, c->sendtype, (int64_t)chunk,
+                            d->procs);
 }
 
 static int w1b_by_reduces(struct sg_runner *runner, const struct sg_call *c,

@@ -218,3 +218,16 @@ int sg_runner_test(struct sg_runner *runner, int *done)
     }
     return err;
 }
+
+int sg_runner_allows(const struct sg_runner *runner, enum sg_routine routine,
+                     enum sg_routine like, MPI_Datatype type, int64_t n, int procs)
+{
+    int size;
+    uint64_t elements, basic, s;
+    if (runner->allows == NULL)
+        return 1;
+    if (sg_type_measure(type, &size, &elements) != MPI_SUCCESS)
+        return 0; /* not measured: not allowed */
+    sg_in_basic_elements((uint64_t)n, (uint64_t)size, elements, &basic, &s);
+    return runner->allows(sg_in_form_of(routine, like), s, basic, (uint64_t)procs);
+}

@@ -58,6 +58,15 @@ struct sg_copy {
  * Allgatherv, ...): that routine may be broken at that size too. */
 typedef int sg_routine_allows(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs);
 
+struct sg_runner;
+
+/* Whether `routine` (in the blocking or non-blocking form of `like`) may
+ * take a sub-call of n elements of `type` over `procs` processes: asks
+ * runner->allows (yes where it is NULL; no for a type it cannot measure).
+ * The same on every rank when its arguments are. */
+int sg_runner_allows(const struct sg_runner *runner, enum sg_routine routine,
+                     enum sg_routine like, MPI_Datatype type, int64_t n, int procs);
+
 struct sg_runner {
     const struct sg_entry_points *mpi;
     sg_routine_allows *allows; /* NULL: every routine takes every call */

@@ -159,7 +159,7 @@ static int direct(const struct sg_runner *runner, const struct sg_side *r, const
         return 0;
     int64_t gap = (int64_t)(ranks[1] - ranks[0]) * r->count;
     if (gap <= INT_MAX &&
-        w1a_may_run(runner, SG_MPI_Allgatherv, sub->routine, r->type, r->count, 2)) {
+        sg_runner_allows(runner, SG_MPI_Allgatherv, sub->routine, r->type, r->count, 2)) {
         counts[0] = counts[1] = r->count;
         displs[0] = 0;
         displs[1] = (int)gap;
@@ -190,18 +190,19 @@ static int64_t block_at(const struct sg_side *r, int i)
     return r->layout == SG_SIDE_V ? r->displs[i] : (int64_t)i * r->count;
 }
 
-/* Copy this rank's input to its block of the receive buffer: a memcpy for
- * a send type without holes, else a message to itself on one of W1-A's own
- * sub-communicators, where no application message can match it. */
+/* Copy this rank's input to its block of the receive buffer: a memcpy
+ * where that puts every byte where MPI would (sg_copy_bytes), else a
+ * message to itself on one of W1-A's own sub-communicators, where no
+ * application message can match it. */
 static int place_own_block(const struct sg_call *c, const struct sg_side *r, int me,
                            MPI_Aint extent, const MPI_Comm *subs)
 {
-    int count = r->layout == SG_SIDE_V ? r->counts[me] : r->count, size, err;
+    int count = r->layout == SG_SIDE_V ? r->counts[me] : r->count, err;
     char *to = (char *)c->recvbuf + (MPI_Aint)block_at(r, me) * extent;
-    if (sg_type_gapless(c->sendtype)) {
-        if ((err = PMPI_Type_size(c->sendtype, &size)) == MPI_SUCCESS)
-            memcpy(to, c->sendbuf, (size_t)c->sendcount * (size_t)size);
-        return err;
+    int64_t bytes = sg_copy_bytes(c->sendcount, c->sendtype, count, r->type);
+    if (bytes >= 0) {
+        memcpy(to, c->sendbuf, (size_t)bytes);
+        return MPI_SUCCESS;
     }
     int l = 0, self;
     while (subs[l] == MPI_COMM_NULL) /* every rank is in a pair */

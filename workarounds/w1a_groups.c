@@ -350,22 +350,3 @@ int w1a_subs_of(const struct sg_runner *runner, MPI_Comm parent, const struct pa
     *subs = e->subs;
     return MPI_SUCCESS;
 }
-
-/* ---- The sub-calls ----------------------------------------------------------- */
-
-/* Whether `routine` (in the blocking or non-blocking form of `like`) may
- * take a sub-call of n elements of `type` over `procs` processes: the
- * configuration may know it broken too (runner->allows). The same on every
- * rank when its arguments are. */
-int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg_routine like,
-                   MPI_Datatype type, int64_t n, int procs)
-{
-    int size;
-    uint64_t elements, basic, s;
-    if (runner->allows == NULL)
-        return 1;
-    if (sg_type_measure(type, &size, &elements) != MPI_SUCCESS)
-        return 0; /* not measured: not allowed */
-    sg_in_basic_elements((uint64_t)n, (uint64_t)size, elements, &basic, &s);
-    return runner->allows(sg_in_form_of(routine, like), s, basic, (uint64_t)procs);
-}

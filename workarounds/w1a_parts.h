@@ -29,8 +29,6 @@ void w1a_free_partition(struct partition *p);
 int w1a_member(const int *ranks, int n, int rank);
 int w1a_subs_of(const struct sg_runner *runner, MPI_Comm parent, const struct partition *p,
                 int me, MPI_Comm **subs);
-int w1a_may_run(const struct sg_runner *runner, enum sg_routine routine, enum sg_routine like,
-                MPI_Datatype type, int64_t n, int procs);
 
 /* ---- w1a.c ---- */
 int w1a_grid_columns(int procs, int members);

@@ -59,7 +59,7 @@ static int run_step(struct sg_runner *runner, struct sg_call *step, int64_t n, i
         return sg_run(runner, step);
     enum sg_routine blocking = sg_blocking_form(step->routine);
     if (step->routine != blocking &&
-        w1a_may_run(runner, blocking, blocking, step->sendtype, n, procs))
+        sg_runner_allows(runner, blocking, blocking, step->sendtype, n, procs))
         step->routine = blocking;
     return sg_run(runner, step);
 }
@@ -107,11 +107,12 @@ int w1a_by_parts(const struct sg_runner *runner, const struct sg_call *c, int co
     enum sg_routine gather = sg_blocking_form(c->routine) == SG_MPI_Reduce ? SG_MPI_Gatherv
                                                                  : SG_MPI_Allgatherv;
     int largest = c->sendcount / columns + (c->sendcount % columns > 0);
-    int scattered = per_part ? w1a_may_run(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest,
-                                       columns)
-                             : w1a_may_run(runner, SG_MPI_Reduce_scatter, c->routine, c->sendtype,
-                                       c->sendcount, columns);
-    return scattered && w1a_may_run(runner, gather, c->routine, c->sendtype, largest, columns);
+    int scattered =
+        per_part
+            ? sg_runner_allows(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest, columns)
+            : sg_runner_allows(runner, SG_MPI_Reduce_scatter, c->routine, c->sendtype,
+                               c->sendcount, columns);
+    return scattered && sg_runner_allows(runner, gather, c->routine, c->sendtype, largest, columns);
 }
 
 /* Allreduce and Reduce to the root by parts, in three steps over the grid:
@@ -356,14 +357,14 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
         }
         if (sg_tuning()->reduce_by_reduces)
             per_block =
-                w1a_may_run(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest, rows) &&
-                w1a_may_run(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest, columns);
+                sg_runner_allows(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest, rows) &&
+                sg_runner_allows(runner, SG_MPI_Reduce, c->routine, c->sendtype, largest, columns);
         else { /* a sub-call's vector: one piece at most */
             int64_t piece = piece_of(c->sendtype), n = largest < piece ? largest : piece;
-            by_pieces = w1a_may_run(runner, SG_MPI_Ireduce_scatter, SG_MPI_Ireduce_scatter,
-                                c->sendtype, n, rows) &&
-                        w1a_may_run(runner, SG_MPI_Ireduce_scatter, SG_MPI_Ireduce_scatter,
-                                c->sendtype, n, columns);
+            by_pieces = sg_runner_allows(runner, SG_MPI_Ireduce_scatter, SG_MPI_Ireduce_scatter,
+                                         c->sendtype, n, rows) &&
+                        sg_runner_allows(runner, SG_MPI_Ireduce_scatter, SG_MPI_Ireduce_scatter,
+                                         c->sendtype, n, columns);
         }
     }
 

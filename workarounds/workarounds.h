@@ -146,6 +146,15 @@ const char *sg_split_risk(const struct sg_call *c);
 /* Whether a type has no holes: its elements' bytes can be copied whole. */
 int sg_type_gapless(MPI_Datatype type);
 
+/* The bytes a plain copy moves where it puts every byte where MPI would,
+ * from from_count elements of from_type to to_count of to_type, else -1:
+ * both types gapless and of the same size in all, and both predefined or
+ * the same type (a derived type may order its bytes otherwise than its
+ * signature, e.g. a pair of ints at offsets 4 and 0, but alike at both
+ * ends). */
+int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_count,
+                      MPI_Datatype to_type);
+
 /* W1-B: run the call as `rounds` sub-calls of the same routine (a regular
  * one: of its v-form) per window (Alltoall: per pairing), each moving at most
  * `chunk` elements of every block of that window; the Reduce_scatter family
