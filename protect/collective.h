@@ -188,6 +188,10 @@ int sg_pair_of(MPI_Datatype type, struct sg_pair *p);
  * predefined type this thread has met, without asking the MPI. */
 int sg_type_measure(MPI_Datatype type, int *size, uint64_t *elements);
 
+/* Whether `type` is a predefined type this thread has met (sg_type_measure
+ * has measured it): its handle never becomes another type's. */
+int sg_type_met_predefined(MPI_Datatype type);
+
 /* A darray's indices along one dimension: how many of the gsize global
  * indices the process at `coordinate` of psize holds, written in ascending
  * order to `held` (NULL: only counted). */

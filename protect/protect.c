@@ -796,7 +796,8 @@ int sg_protect_prepare_world(void)
  * the call as it is, as the full path would. Without a bound only a
  * v-routine looks, at the displacements it holds (Class D's cheap scan);
  * with one, the call's n, s and P also meet no entry (all of them under
- * the smallest bound: sg_call_reach). With no trigger on
+ * the smallest bound: sg_call_reach; or the same scalar facts as the
+ * routine's last such call: quiet_calls). With no trigger on
  * this rank, a rank talks only to follow a root's W1-A plan (excluded
  * here), and the private copy that blocks over the chunk travel on is made
  * here too, on every rank alike. Returns FULL_LOOK when the call needs the
@@ -804,6 +805,41 @@ int sg_protect_prepare_world(void)
  * an MPI error in the look), else MPI_SUCCESS or the error of making that
  * copy. */
 #define FULL_LOOK (-1)
+
+/* The facts of a call whose facts are all scalars (no counts arrays) that
+ * decide whether it can trigger: with its rules fixed once loaded and
+ * predefined types, whose handles never become another type's, a call of
+ * the same facts as one that could not trigger cannot either. */
+struct quiet_call {
+    const struct sg_rules *rules;
+    MPI_Datatype sendtype, recvtype;
+    int sendcount, recvcount, procs;
+    int flags; /* is_root, sendbuf and recvbuf MPI_IN_PLACE */
+};
+
+/* Per routine, the last such call on this thread that could not trigger. */
+static _Thread_local struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
+
+static struct quiet_call quiet_call_of(const struct sg_call *c, const struct sg_rules *rules,
+                                       int procs, int is_root)
+{
+    return (struct quiet_call){rules,
+                               c->sendtype,
+                               c->recvtype,
+                               c->sendcount,
+                               c->recvcount,
+                               procs,
+                               is_root | (c->sendbuf == MPI_IN_PLACE) << 1 |
+                                   (c->recvbuf == MPI_IN_PLACE) << 2};
+}
+
+static int same_quiet_call(const struct quiet_call *a, const struct quiet_call *b)
+{
+    return a->rules == b->rules && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
+           a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
+           a->procs == b->procs && a->flags == b->flags;
+}
+
 static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *rules)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
@@ -822,6 +858,10 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     sh.procs = (uint64_t)procs;
     sh.is_root = c->root < 0 || c->root == rank;
     if (rules->bounded) {
+        int scalar = !info->irregular && c->sendcounts == NULL && c->recvcounts == NULL;
+        struct quiet_call facts = quiet_call_of(c, rules, procs, sh.is_root);
+        if (scalar && same_quiet_call(&facts, &quiet_calls[c->routine]))
+            return MPI_SUCCESS;
         uint64_t reach;
         if (sg_call_reach(c, procs, sh.is_root, &reach) != MPI_SUCCESS)
             return FULL_LOOK;
@@ -830,6 +870,9 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
         if (reach > rules->quiet_reach &&
             (sg_call_shape(c, &sh) != MPI_SUCCESS || meets_a_bound(rules, &sh)))
             return FULL_LOOK;
+        if (scalar && sg_type_met_predefined(c->sendtype) &&
+            sg_type_met_predefined(c->recvtype))
+            quiet_calls[c->routine] = facts;
     }
     if (!info->irregular)
         return MPI_SUCCESS;

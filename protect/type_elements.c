@@ -289,3 +289,5 @@ int sg_type_measure(MPI_Datatype type, int *size, uint64_t *elements)
     int err = PMPI_Type_size(type, size);
     return err != MPI_SUCCESS ? err : elements_of(type, elements);
 }
+
+int sg_type_met_predefined(MPI_Datatype type) { return named_known(type) != NULL; }
