@@ -33,6 +33,7 @@
 #include "pending.h"
 #include "plan.h"
 #include "private_comm.h"
+#include "tuning.h"
 #include "w1a.h"
 #include "w3.h"
 #include "workarounds.h"
@@ -336,6 +337,13 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
     uint64_t element_bytes = sh->s * (sh->elements ? sh->elements : 1);
     uint64_t piece =
         REDUCTION_PIECE_BYTES / (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
+    /* the Reduce_scatter family (P blocks to a chunk) in the MPI's faster
+     * pieces (tuning.h), where that keeps the sub-calls few */
+    uint64_t faster = sg_tuning()->reduce_scatter_piece_bytes /
+                      (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
+    if (d->per_block_factor > 1 && faster > 0 && faster < piece &&
+        sg_w1b_rounds(d, faster) <= W1B_MAX_SUBCALLS / 8)
+        piece = faster;
     if (reduction && chunk > piece && piece > 0)
         chunk = piece;
     if (chunk > INT_MAX)

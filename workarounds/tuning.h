@@ -18,6 +18,10 @@ struct sg_tuning {
      * from its request, on such copies (runner.h); where not, the stages
      * before a fence end inside the I-call. */
     int idup_beside_collectives;
+    /* W1-B's sub-calls of the Reduce_scatter family reduce vectors of at
+     * most this many bytes, fewer than a bound allows, where the MPI
+     * reduces smaller vectors faster per byte; 0: no such size. */
+    unsigned long reduce_scatter_piece_bytes;
 };
 
 /* The row of the running MPI library (the same on every rank). */
