@@ -58,7 +58,7 @@ forced=("W1-B n 4" "W2 n 4" "W1-A nP 2" "W3 D -")
 
 # Notes printed under a forced case's table.
 declare -A forced_note=([W2]="reductions fall back to W1-B"
-  [W1-A]="groups of 2 (Allgather(v): pairs of single ranks; reductions to all: a 2 x 2 grid); Alltoall(v) fall back to auto"
+  [W1-A]="groups of 2 (Allgather(v): pairs of single ranks; reductions to all: a 2 x 2 grid, so at P < 4 they fall back to auto); Alltoall(v) fall back to auto"
   [W3]="v-routines, displacements wrapped; without PMPI_*_c (Open MPI) the next valid workaround")
 
 # MPICH at P > cores: its Allgatherv pipelines the ring in 32 KiB pieces and
