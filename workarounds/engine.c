@@ -24,6 +24,14 @@ static int is_integer(MPI_Datatype type)
     return 0;
 }
 
+static int predefined(MPI_Datatype type)
+{
+    int integers, addresses, types, combiner;
+    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) ==
+               MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
 const char *sg_split_risk(const struct sg_call *c)
 {
     if (!is_reduction(c->routine))
@@ -32,9 +40,7 @@ const char *sg_split_risk(const struct sg_call *c)
     MPI_Datatype type = c->sendtype;
     const char *rounding = "the grouping of its operands could change rounding";
     const char *zeros = "MIN/MAX of floating values depend on the grouping (signed zeros, NaNs)";
-    int integers, addresses, types, combiner;
-    if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS ||
-        combiner != MPI_COMBINER_NAMED)
+    if (!predefined(type))
         return "its datatype is not predefined, so its operation is the user's";
     if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR ||
         op == MPI_BXOR)
@@ -59,14 +65,6 @@ int sg_type_gapless(MPI_Datatype type)
            PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
            PMPI_Type_size(type, &size) == MPI_SUCCESS && lb == 0 && true_lb == 0 &&
            extent == size && true_extent == size;
-}
-
-static int predefined(MPI_Datatype type)
-{
-    int integers, addresses, types, combiner;
-    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) ==
-               MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
 }
 
 int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_count,
