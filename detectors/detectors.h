@@ -24,7 +24,18 @@ struct sg_displs_report {
 /* One cheap pass: does any entry with a non-zero count lie below zero or
  * below the previous entry with a non-zero count? Blocks of zero elements
  * move no data, so their displacements are ignored throughout. */
-int sg_displs_suspicious(const int *counts, const int *displs, size_t n);
+static inline int sg_displs_suspicious(const int *counts, const int *displs, size_t n)
+{
+    int previous = 0; /* the first non-empty block may start anywhere >= 0 */
+    for (size_t i = 0; i < n; i++) {
+        if (counts[i] == 0)
+            continue;
+        if (displs[i] < previous)
+            return 1;
+        previous = displs[i];
+    }
+    return 0;
+}
 
 /* Classify `displs` and, unless UNRECOVERABLE, write the intended 64-bit
  * displacements to `intended` (n entries; zero-count entries are copied

@@ -2,19 +2,6 @@
  * "Class D"; the paper's eq. 4-6 with its typo corrected). */
 #include "detectors.h"
 
-int sg_displs_suspicious(const int *counts, const int *displs, size_t n)
-{
-    int previous = 0; /* the first non-empty block may start anywhere >= 0 */
-    for (size_t i = 0; i < n; i++) {
-        if (counts[i] == 0)
-            continue;
-        if (displs[i] < previous)
-            return 1;
-        previous = displs[i];
-    }
-    return 0;
-}
-
 static struct sg_displs_report unrecoverable(size_t index, const char *reason)
 {
     return (struct sg_displs_report){SG_DISPLS_UNRECOVERABLE, index, reason};

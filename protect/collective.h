@@ -86,16 +86,19 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
         return SG_WRAPPER_HANDLER(&call);                                \
     }
 
-/* The same with two ways past the handler: where SG_WRAPPER_PASSES(routine)
- * says so, and where the handler returns SG_CALL_AS_MADE, the call goes
- * straight to PMPI_*, as the application made it (the struct is read field
- * by field: in the first branch the compiler builds none). */
+/* The same with three ways past the handler, where the call goes straight
+ * to PMPI_*, as the application made it: where SG_WRAPPER_PASSES_ALWAYS(r)
+ * says every call of routine r may (before anything else: no frame);
+ * where SG_WRAPPER_PASSES(c) says this one may (an inline look at the
+ * call); and where the handler returns SG_CALL_AS_MADE. `passed` is read
+ * field by field: the compiler keeps it in registers, and builds the
+ * handler's struct only in the last way. */
 #define SG_CALL_AS_MADE (-1) /* never an MPI error code, which are >= 0 */
 #define SG_DEFINE_PASSING_WRAPPER(Name, params, args, ...)                   \
-    SG_EXPORT int MPI_##Name params                                          \
+    static __attribute__((noinline)) int sg_looked_##Name params             \
     {                                                                        \
-        if (SG_WRAPPER_PASSES(SG_MPI_##Name)) {                              \
-            const struct sg_call passed = {.routine = SG_MPI_##Name, __VA_ARGS__}; \
+        const struct sg_call passed = {.routine = SG_MPI_##Name, __VA_ARGS__}; \
+        if (SG_WRAPPER_PASSES(&passed)) {                                    \
             const struct sg_call *c = &passed;                               \
             return PMPI_##Name args;                                         \
         }                                                                    \
@@ -105,6 +108,14 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
             return handled;                                                  \
         const struct sg_call *c = &call;                                     \
         return PMPI_##Name args;                                             \
+    }                                                                        \
+    SG_EXPORT int MPI_##Name params                                          \
+    {                                                                        \
+        const struct sg_call passed = {.routine = SG_MPI_##Name, __VA_ARGS__}; \
+        const struct sg_call *c = &passed;                                   \
+        if (SG_WRAPPER_PASSES_ALWAYS(SG_MPI_##Name))                         \
+            return PMPI_##Name args;                                         \
+        return sg_looked_##Name args;                                        \
     }
 
 /* The same for PMPI_* (a preload that sits below another PMPI layer). */

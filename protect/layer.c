@@ -174,11 +174,15 @@ void sg_layer_apply(int agreed)
 {
     static const struct sg_rule_set class_d_only;
     layer.rules = agreed ? layer.loaded : class_d_only;
-    for (int r = 0; r < SG_ROUTINE_COUNT; r++) /* what nothing_can_trigger passes at once */
-        atomic_store_explicit(&sg_passes[r],
-                              !layer.rules.all[r].bounded && !sg_routines[r].irregular &&
-                                  layer.log_level < SG_LOG_INFO,
-                              memory_order_relaxed);
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++) { /* what nothing_can_trigger passes at once */
+        int irregular = sg_routines[r].irregular;
+        enum sg_pass pass = layer.log_level >= SG_LOG_INFO ? SG_PASS_NEVER
+                            : layer.rules.all[r].bounded   ? irregular ? SG_PASS_NEVER
+                                                                       : SG_PASS_REPEATS
+                            : irregular ? SG_PASS_UNWRAPPED
+                                        : SG_PASS_ALWAYS;
+        atomic_store_explicit(&sg_passes[r], (unsigned char)pass, memory_order_relaxed);
+    }
 }
 
 void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)

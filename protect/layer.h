@@ -47,10 +47,16 @@ const struct sg_layer *sg_layer(void);
 /* Put the loaded rules in force (agreed) or leave Class D protection only. */
 void sg_layer_apply(int agreed);
 
-/* Per routine, whether its calls go straight to PMPI (protect.c's
- * wrappers): no entry in force has a bound, it has no displacements to
- * scan for Class D, and no summary counts its calls. 0 until the rules take
- * effect at MPI_Init: until then every call takes the full path. */
+/* Per routine, which of its calls protect.c's wrappers send straight to
+ * PMPI, before the handler, where no summary counts the calls: without a
+ * bound in force every call (SG_PASS_ALWAYS), or for a routine with
+ * displacements those whose held arrays show no wrap (SG_PASS_UNWRAPPED:
+ * Class D's scan); with one, of a routine without displacements, a call
+ * without counts arrays that repeats the facts of its routine's last quiet
+ * call (SG_PASS_REPEATS).
+ * SG_PASS_NEVER until the rules take effect at MPI_Init: until then every
+ * call takes the full path. */
+enum sg_pass { SG_PASS_NEVER, SG_PASS_ALWAYS, SG_PASS_UNWRAPPED, SG_PASS_REPEATS };
 extern atomic_uchar sg_passes[SG_ROUTINE_COUNT];
 
 /* Whether MPI initialisation went through the layer (agree.c). */

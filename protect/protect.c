@@ -38,11 +38,6 @@
 #include "w3.h"
 #include "workarounds.h"
 
-static int sg_protect(struct sg_call *c);
-#define SG_WRAPPER_HANDLER sg_protect
-#define SG_WRAPPER_PASSES(routine) atomic_load_explicit(&sg_passes[routine], memory_order_relaxed)
-SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
-
 /* ---- Calls left as they are --------------------------------------------- */
 
 
@@ -66,8 +61,9 @@ struct displs_view {
  * Scatterv, where they are insignificant (and may be junk), nor on a side
  * given as MPI_IN_PLACE. (What sg_call_sides says of the V sides, read
  * straight from the call: the Class D scan is on the hot path.) */
-static void held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
-                        struct displs_view *send)
+static inline __attribute__((always_inline)) void
+held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
+            struct displs_view *send)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     *recv = (struct displs_view){0};
@@ -80,10 +76,92 @@ static void held_displs(const struct sg_call *c, int is_root, struct displs_view
         *send = (struct displs_view){.counts = c->sendcounts, .displs = c->sdispls};
 }
 
-static int suspicious(const struct displs_view *v, int procs)
+static inline __attribute__((always_inline)) int suspicious(const struct displs_view *v, int procs)
 {
     return v->displs != NULL && sg_displs_suspicious(v->counts, v->displs, (size_t)procs);
 }
+
+/* Whether a displacement array this rank holds looks wrapped. */
+static inline __attribute__((always_inline)) int
+held_displs_suspicious(const struct sg_call *c, int procs, int is_root)
+{
+    struct displs_view recv, send;
+    held_displs(c, is_root, &recv, &send);
+    return suspicious(&recv, procs) || suspicious(&send, procs);
+}
+
+/* ---- The wrappers ------------------------------------------------------- */
+
+/* The facts of a call whose facts are all scalars (no counts arrays) that
+ * decide whether it can trigger: with its rules fixed once loaded and
+ * predefined types, whose handles never become another type's, a call of
+ * the same facts as one that could not trigger cannot either. */
+struct quiet_call {
+    const struct sg_rules *rules;
+    MPI_Datatype sendtype, recvtype;
+    int sendcount, recvcount, procs;
+    int flags; /* is_root, sendbuf and recvbuf MPI_IN_PLACE */
+};
+
+/* Per routine, the last such call on this thread that could not trigger. */
+static _Thread_local struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
+
+static inline struct quiet_call quiet_call_of(const struct sg_call *c,
+                                              const struct sg_rules *rules, int procs, int is_root)
+{
+    return (struct quiet_call){rules,
+                               c->sendtype,
+                               c->recvtype,
+                               c->sendcount,
+                               c->recvcount,
+                               procs,
+                               is_root | (c->sendbuf == MPI_IN_PLACE) << 1 |
+                                   (c->recvbuf == MPI_IN_PLACE) << 2};
+}
+
+static inline int same_quiet_call(const struct quiet_call *a, const struct quiet_call *b)
+{
+    return a->rules == b->rules && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
+           a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
+           a->procs == b->procs && a->flags == b->flags;
+}
+
+/* What a wrapper sees before it builds the call for the handler
+ * (sg_passes): a routine that nothing can trigger; a v-routine without a
+ * bound whose held displacements show no wrap; a call with a bound and
+ * no counts arrays that repeats the facts of its routine's last quiet one.
+ * These are nothing_can_trigger's answers for those calls, without the
+ * handler's call. */
+static inline __attribute__((always_inline)) enum sg_pass pass_of(enum sg_routine r)
+{
+    return (enum sg_pass)atomic_load_explicit(&sg_passes[r], memory_order_relaxed);
+}
+
+static inline __attribute__((always_inline)) int passes_at_once(const struct sg_call *c)
+{
+    enum sg_pass pass = pass_of(c->routine);
+    if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS)
+        return pass == SG_PASS_ALWAYS;
+    if (pass == SG_PASS_REPEATS && (c->sendcounts != NULL || c->recvcounts != NULL))
+        return 0; /* Reduce_scatter's: not facts a memo holds */
+    int inter = 0, procs, rank = -1;
+    /* a v-routine's arrays have an entry per rank of the remote group */
+    if ((pass == SG_PASS_UNWRAPPED &&
+         (sg_comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter)) ||
+        sg_comm_size_rank(c->comm, &procs, c->root >= 0 ? &rank : NULL) != MPI_SUCCESS)
+        return 0;
+    int is_root = c->root < 0 || c->root == rank;
+    if (pass == SG_PASS_UNWRAPPED)
+        return !held_displs_suspicious(c, procs, is_root);
+    struct quiet_call facts = quiet_call_of(c, sg_rules_of(sg_layer(), c), procs, is_root);
+    return same_quiet_call(&facts, &quiet_calls[c->routine]);
+}
+
+static int sg_protect(struct sg_call *c);
+#define SG_WRAPPER_HANDLER sg_protect
+#define SG_WRAPPER_PASSES_ALWAYS(r) (pass_of(r) == SG_PASS_ALWAYS)
+#define SG_WRAPPER_PASSES(c) passes_at_once(c)
+SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
 
 /* Check one displacement array this rank holds. Returns -1 when it is
  * corrupted beyond recovery (the call must then be left alone). */
@@ -814,40 +892,6 @@ int sg_protect_prepare_world(void)
  * copy. */
 #define FULL_LOOK (-1)
 
-/* The facts of a call whose facts are all scalars (no counts arrays) that
- * decide whether it can trigger: with its rules fixed once loaded and
- * predefined types, whose handles never become another type's, a call of
- * the same facts as one that could not trigger cannot either. */
-struct quiet_call {
-    const struct sg_rules *rules;
-    MPI_Datatype sendtype, recvtype;
-    int sendcount, recvcount, procs;
-    int flags; /* is_root, sendbuf and recvbuf MPI_IN_PLACE */
-};
-
-/* Per routine, the last such call on this thread that could not trigger. */
-static _Thread_local struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
-
-static struct quiet_call quiet_call_of(const struct sg_call *c, const struct sg_rules *rules,
-                                       int procs, int is_root)
-{
-    return (struct quiet_call){rules,
-                               c->sendtype,
-                               c->recvtype,
-                               c->sendcount,
-                               c->recvcount,
-                               procs,
-                               is_root | (c->sendbuf == MPI_IN_PLACE) << 1 |
-                                   (c->recvbuf == MPI_IN_PLACE) << 2};
-}
-
-static int same_quiet_call(const struct quiet_call *a, const struct quiet_call *b)
-{
-    return a->rules == b->rules && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
-           a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
-           a->procs == b->procs && a->flags == b->flags;
-}
-
 static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *rules)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
@@ -884,9 +928,7 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     }
     if (!info->irregular)
         return MPI_SUCCESS;
-    struct displs_view recv, send;
-    held_displs(c, sh.is_root, &recv, &send);
-    if (suspicious(&recv, (int)sh.procs) || suspicious(&send, (int)sh.procs))
+    if (held_displs_suspicious(c, procs, sh.is_root))
         return FULL_LOOK;
     MPI_Comm copy; /* only v-routines move their blocks point to point */
     return moves_blocks_p2p(c->routine, rules) ? sg_private_comm(c->comm, &copy) : MPI_SUCCESS;

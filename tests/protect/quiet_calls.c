@@ -6,9 +6,10 @@
  *
  * MPI_Scatter of 1,000 bytes per rank over half of the ranks (s n P =
  * 2,000), then over all four (4,000); of 500 bytes over all four (2,000),
- * then of 500 ints (8,000). Under a bound of 3,000 the second and the
- * fourth trigger. Every received byte is checked. Exit 0, or 1 naming the
- * first wrong one. */
+ * twice (the second repeats a quiet call: where no summary counts, the
+ * wrapper passes it before the handler), then of 500 ints (8,000). Under a
+ * bound of 3,000 the second and the last trigger. Every received byte is
+ * checked. Exit 0, or 1 naming the first wrong one. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     bad |= scatter(COUNT, MPI_BYTE, half, "1000 bytes over 2 ranks");
     bad |= scatter(COUNT, MPI_BYTE, MPI_COMM_WORLD, "1000 bytes over 4 ranks");
     bad |= scatter(COUNT / 2, MPI_BYTE, MPI_COMM_WORLD, "500 bytes over 4 ranks");
+    bad |= scatter(COUNT / 2, MPI_BYTE, MPI_COMM_WORLD, "500 bytes over 4 ranks again");
     bad |= scatter(COUNT / 2, MPI_INT, MPI_COMM_WORLD, "500 ints over 4 ranks");
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
