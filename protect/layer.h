@@ -52,8 +52,8 @@ void sg_layer_apply(int agreed);
  * bound in force every call (SG_PASS_ALWAYS), or for a routine with
  * displacements those whose held arrays show no wrap (SG_PASS_UNWRAPPED:
  * Class D's scan); with one, of a routine without displacements, a call
- * without counts arrays that repeats the facts of its routine's last quiet
- * call (SG_PASS_REPEATS).
+ * that repeats the facts of its routine's last quiet call
+ * (SG_PASS_REPEATS).
  * SG_PASS_NEVER until the rules take effect at MPI_Init: until then every
  * call takes the full path. */
 enum sg_pass { SG_PASS_NEVER, SG_PASS_ALWAYS, SG_PASS_UNWRAPPED, SG_PASS_REPEATS };

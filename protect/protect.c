@@ -92,13 +92,15 @@ held_displs_suspicious(const struct sg_call *c, int procs, int is_root)
 
 /* ---- The wrappers ------------------------------------------------------- */
 
-/* The facts of a call whose facts are all scalars (no counts arrays) that
- * decide whether it can trigger: with its rules fixed once loaded and
- * predefined types, whose handles never become another type's, a call of
- * the same facts as one that could not trigger cannot either. */
+/* The facts of a call of a routine without displacements that decide
+ * whether it can trigger: with its rules fixed once loaded and predefined
+ * types, whose handles never become another type's, a call of the same
+ * facts as one that could not trigger cannot either. Of Reduce_scatter's
+ * counts array only their total counts (its n is the whole vector). */
 struct quiet_call {
     const struct sg_rules *rules;
     MPI_Datatype sendtype, recvtype;
+    int64_t total; /* the sum of recvcounts (Reduce_scatter), else 0 */
     int sendcount, recvcount, procs;
     int flags; /* is_root, sendbuf and recvbuf MPI_IN_PLACE */
 };
@@ -106,12 +108,27 @@ struct quiet_call {
 /* Per routine, the last such call on this thread that could not trigger. */
 static _Thread_local struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
 
+/* The sum of a call's recvcounts, the only counts array of a routine
+ * without displacements (Reduce_scatter's); -1 where a count is negative,
+ * which MPI reports (no facts to remember). */
+static inline int64_t counts_total(const struct sg_call *c, int procs)
+{
+    int64_t total = 0;
+    for (int i = 0; c->recvcounts != NULL && i < procs; i++) {
+        if (c->recvcounts[i] < 0)
+            return -1;
+        total += c->recvcounts[i];
+    }
+    return total;
+}
+
 static inline struct quiet_call quiet_call_of(const struct sg_call *c,
                                               const struct sg_rules *rules, int procs, int is_root)
 {
     return (struct quiet_call){rules,
                                c->sendtype,
                                c->recvtype,
+                               counts_total(c, procs),
                                c->sendcount,
                                c->recvcount,
                                procs,
@@ -122,14 +139,15 @@ static inline struct quiet_call quiet_call_of(const struct sg_call *c,
 static inline int same_quiet_call(const struct quiet_call *a, const struct quiet_call *b)
 {
     return a->rules == b->rules && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
-           a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
-           a->procs == b->procs && a->flags == b->flags;
+           a->total == b->total && a->sendcount == b->sendcount &&
+           a->recvcount == b->recvcount && a->procs == b->procs && a->flags == b->flags;
 }
 
 /* What a wrapper sees before it builds the call for the handler
  * (sg_passes): a routine that nothing can trigger; a v-routine without a
- * bound whose held displacements show no wrap; a call with a bound and
- * no counts arrays that repeats the facts of its routine's last quiet one.
+ * bound whose held displacements show no wrap; a call with a bound of a
+ * routine without displacements that repeats the facts of its routine's
+ * last quiet one.
  * These are nothing_can_trigger's answers for those calls, without the
  * handler's call. */
 static inline __attribute__((always_inline)) enum sg_pass pass_of(enum sg_routine r)
@@ -142,8 +160,6 @@ static inline __attribute__((always_inline)) int passes_at_once(const struct sg_
     enum sg_pass pass = pass_of(c->routine);
     if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS)
         return pass == SG_PASS_ALWAYS;
-    if (pass == SG_PASS_REPEATS && (c->sendcounts != NULL || c->recvcounts != NULL))
-        return 0; /* Reduce_scatter's: not facts a memo holds */
     int inter = 0, procs, rank = -1;
     /* a v-routine's arrays have an entry per rank of the remote group */
     if ((pass == SG_PASS_UNWRAPPED &&
@@ -882,8 +898,8 @@ int sg_protect_prepare_world(void)
  * the call as it is, as the full path would. Without a bound only a
  * v-routine looks, at the displacements it holds (Class D's cheap scan);
  * with one, the call's n, s and P also meet no entry (all of them under
- * the smallest bound: sg_call_reach; or the same scalar facts as the
- * routine's last such call: quiet_calls). With no trigger on
+ * the smallest bound: sg_call_reach; or, without displacements, the same
+ * facts as the routine's last such call: quiet_calls). With no trigger on
  * this rank, a rank talks only to follow a root's W1-A plan (excluded
  * here), and the private copy that blocks over the chunk travel on is made
  * here too, on every rank alike. Returns FULL_LOOK when the call needs the
@@ -910,8 +926,8 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     sh.procs = (uint64_t)procs;
     sh.is_root = c->root < 0 || c->root == rank;
     if (rules->bounded) {
-        int scalar = !info->irregular && c->sendcounts == NULL && c->recvcounts == NULL;
         struct quiet_call facts = quiet_call_of(c, rules, procs, sh.is_root);
+        int scalar = !info->irregular && facts.total >= 0;
         if (scalar && same_quiet_call(&facts, &quiet_calls[c->routine]))
             return MPI_SUCCESS;
         uint64_t reach;

@@ -8,8 +8,11 @@
  * 2,000), then over all four (4,000); of 500 bytes over all four (2,000),
  * twice (the second repeats a quiet call: where no summary counts, the
  * wrapper passes it before the handler), then of 500 ints (8,000). Under a
- * bound of 3,000 the second and the last trigger. Every received byte is
- * checked. Exit 0, or 1 naming the first wrong one. */
+ * bound of 3,000 the second and the last trigger. Then MPI_Reduce_scatter
+ * of 10 ints per rank (s n P = 640), twice from one counts array, and from
+ * the same array rewritten to 100 per rank (6,400): only the total of the
+ * counts is remembered, so the last triggers. Every received byte and sum
+ * is checked. Exit 0, or 1 naming the first wrong one. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,33 @@ static int scatter(int count, MPI_Datatype type, MPI_Comm comm, const char *what
     return bad;
 }
 
+/* Reduce_scatter of `each` ints per rank: rank r's element j of its
+ * block is the sum over the ranks q of q * 1000 + r * each + j. */
+static int reduce_scatter(int *counts, int each, const char *what)
+{
+    int procs, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < procs; i++)
+        counts[i] = each;
+    int *in = malloc(sizeof *in * (size_t)(each * procs)), *out = malloc(sizeof *out * (size_t)each);
+    for (int i = 0; i < each * procs; i++)
+        in[i] = rank * 1000 + i;
+    MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int bad = 0;
+    for (int j = 0; j < each && !bad; j++) {
+        int expected = 1000 * procs * (procs - 1) / 2 + procs * (rank * each + j);
+        if (out[j] != expected) {
+            fprintf(stderr, "quiet_calls: %s: rank %d's int %d is %d, not %d\n", what, rank, j,
+                    out[j], expected);
+            bad = 1;
+        }
+    }
+    free(in);
+    free(out);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -51,6 +81,10 @@ int main(int argc, char **argv)
     bad |= scatter(COUNT / 2, MPI_BYTE, MPI_COMM_WORLD, "500 bytes over 4 ranks");
     bad |= scatter(COUNT / 2, MPI_BYTE, MPI_COMM_WORLD, "500 bytes over 4 ranks again");
     bad |= scatter(COUNT / 2, MPI_INT, MPI_COMM_WORLD, "500 ints over 4 ranks");
+    int counts[4];
+    bad |= reduce_scatter(counts, 10, "10 ints per rank");
+    bad |= reduce_scatter(counts, 10, "10 ints per rank again");
+    bad |= reduce_scatter(counts, 100, "100 ints per rank, the same counts array");
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0 && !any)
