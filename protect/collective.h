@@ -87,10 +87,10 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
     }
 
 /* The same with three ways past the handler, where the call goes straight
- * to PMPI_*, as the application made it: where SG_WRAPPER_PASSES_ALWAYS(r)
- * says every call of routine r may (before anything else: no frame);
- * where SG_WRAPPER_PASSES(c) says this one may (an inline look at the
- * call); and where the handler returns SG_CALL_AS_MADE. `passed` is read
+ * to PMPI_*, as the application made it: where SG_WRAPPER_PASSES_AT_ENTRY(c)
+ * says it may from a look that calls nothing (so needs no frame); where
+ * SG_WRAPPER_PASSES(c) says it may (a look that may call the MPI); and
+ * where the handler returns SG_CALL_AS_MADE. `passed` is read
  * field by field: the compiler keeps it in registers, and builds the
  * handler's struct only in the last way. */
 #define SG_CALL_AS_MADE (-1) /* never an MPI error code, which are >= 0 */
@@ -113,7 +113,7 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
     {                                                                        \
         const struct sg_call passed = {.routine = SG_MPI_##Name, __VA_ARGS__}; \
         const struct sg_call *c = &passed;                                   \
-        if (SG_WRAPPER_PASSES_ALWAYS(SG_MPI_##Name))                         \
+        if (SG_WRAPPER_PASSES_AT_ENTRY(c))                                   \
             return PMPI_##Name args;                                         \
         return sg_looked_##Name args;                                        \
     }

@@ -173,9 +173,29 @@ static inline __attribute__((always_inline)) int passes_at_once(const struct sg_
     return same_quiet_call(&facts, &quiet_calls[c->routine]);
 }
 
+/* passes_at_once's answer where it needs no call: every call of a routine
+ * that nothing can trigger, and a v-routine's on MPI_COMM_WORLD or
+ * MPI_COMM_SELF (whose size and rank the layer holds). */
+static inline __attribute__((always_inline)) int passes_at_entry(const struct sg_call *c)
+{
+    enum sg_pass pass = pass_of(c->routine);
+    if (pass != SG_PASS_UNWRAPPED)
+        return pass == SG_PASS_ALWAYS;
+    int procs, rank;
+    if (c->comm == MPI_COMM_WORLD && sg_world.procs > 0) {
+        procs = sg_world.procs;
+        rank = sg_world.rank;
+    } else if (c->comm == MPI_COMM_SELF) {
+        procs = 1;
+        rank = 0;
+    } else
+        return 0;
+    return !held_displs_suspicious(c, procs, c->root < 0 || c->root == rank);
+}
+
 static int sg_protect(struct sg_call *c);
 #define SG_WRAPPER_HANDLER sg_protect
-#define SG_WRAPPER_PASSES_ALWAYS(r) (pass_of(r) == SG_PASS_ALWAYS)
+#define SG_WRAPPER_PASSES_AT_ENTRY(c) passes_at_entry(c)
 #define SG_WRAPPER_PASSES(c) passes_at_once(c)
 SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
 

@@ -8,6 +8,6 @@
 static int forward(struct sg_call *c) { return sg_call_invoke(&sg_pmpi, c); }
 
 #define SG_WRAPPER_HANDLER forward
-#define SG_WRAPPER_PASSES_ALWAYS(routine) 1
+#define SG_WRAPPER_PASSES_AT_ENTRY(call) 1
 #define SG_WRAPPER_PASSES(call) 1
 SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
