@@ -231,21 +231,33 @@ struct sg_world {
 };
 extern struct sg_world sg_world;
 
-/* The size of `comm` and, where `rank` is not NULL, this process's rank in
- * it: MPI_COMM_SELF's and MPI_COMM_WORLD's without asking the MPI (whose
- * checks of the handle cost more than the layer's whole look at a call). */
-static inline int sg_comm_size_rank(MPI_Comm comm, int *procs, int *rank)
+/* MPI_COMM_WORLD's and MPI_COMM_SELF's size and this process's rank in
+ * them, which the layer holds without asking the MPI (whose checks of the
+ * handle cost more than the layer's whole look at a call): 1, or 0 for
+ * another communicator. */
+static inline int sg_comm_size_rank_held(MPI_Comm comm, int *procs, int *rank)
 {
     if (comm == MPI_COMM_WORLD && sg_world.procs > 0) {
         *procs = sg_world.procs;
-        if (rank)
-            *rank = sg_world.rank;
-        return MPI_SUCCESS;
+        *rank = sg_world.rank;
+        return 1;
     }
     if (comm == MPI_COMM_SELF) {
         *procs = 1;
+        *rank = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The size of `comm` and, where `rank` is not NULL, this process's rank in
+ * it (sg_comm_size_rank_held's where it holds them). */
+static inline int sg_comm_size_rank(MPI_Comm comm, int *procs, int *rank)
+{
+    int held_rank;
+    if (sg_comm_size_rank_held(comm, procs, &held_rank)) {
         if (rank)
-            *rank = 0;
+            *rank = held_rank;
         return MPI_SUCCESS;
     }
     int err = PMPI_Comm_size(comm, procs);

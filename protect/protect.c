@@ -143,6 +143,11 @@ static inline int same_quiet_call(const struct quiet_call *a, const struct quiet
            a->recvcount == b->recvcount && a->procs == b->procs && a->flags == b->flags;
 }
 
+static inline __attribute__((always_inline)) enum sg_pass pass_of(enum sg_routine r)
+{
+    return (enum sg_pass)atomic_load_explicit(&sg_passes[r], memory_order_relaxed);
+}
+
 /* What a wrapper sees before it builds the call for the handler
  * (sg_passes): a routine that nothing can trigger; a v-routine without a
  * bound whose held displacements show no wrap; a call with a bound of a
@@ -150,11 +155,6 @@ static inline int same_quiet_call(const struct quiet_call *a, const struct quiet
  * last quiet one.
  * These are nothing_can_trigger's answers for those calls, without the
  * handler's call. */
-static inline __attribute__((always_inline)) enum sg_pass pass_of(enum sg_routine r)
-{
-    return (enum sg_pass)atomic_load_explicit(&sg_passes[r], memory_order_relaxed);
-}
-
 static inline __attribute__((always_inline)) int passes_at_once(const struct sg_call *c)
 {
     enum sg_pass pass = pass_of(c->routine);
@@ -182,15 +182,8 @@ static inline __attribute__((always_inline)) int passes_at_entry(const struct sg
     if (pass != SG_PASS_UNWRAPPED)
         return pass == SG_PASS_ALWAYS;
     int procs, rank;
-    if (c->comm == MPI_COMM_WORLD && sg_world.procs > 0) {
-        procs = sg_world.procs;
-        rank = sg_world.rank;
-    } else if (c->comm == MPI_COMM_SELF) {
-        procs = 1;
-        rank = 0;
-    } else
-        return 0;
-    return !held_displs_suspicious(c, procs, c->root < 0 || c->root == rank);
+    return sg_comm_size_rank_held(c->comm, &procs, &rank) &&
+           !held_displs_suspicious(c, procs, c->root < 0 || c->root == rank);
 }
 
 static int sg_protect(struct sg_call *c);
@@ -946,10 +939,15 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     sh.procs = (uint64_t)procs;
     sh.is_root = c->root < 0 || c->root == rank;
     if (rules->bounded) {
-        struct quiet_call facts = quiet_call_of(c, rules, procs, sh.is_root);
-        int scalar = !info->irregular && facts.total >= 0;
-        if (scalar && same_quiet_call(&facts, &quiet_calls[c->routine]))
-            return MPI_SUCCESS;
+        /* only a routine without displacements has facts to remember */
+        struct quiet_call facts = {0};
+        int scalar = !info->irregular;
+        if (scalar) {
+            facts = quiet_call_of(c, rules, procs, sh.is_root);
+            scalar = facts.total >= 0;
+            if (scalar && same_quiet_call(&facts, &quiet_calls[c->routine]))
+                return MPI_SUCCESS;
+        }
         uint64_t reach;
         if (sg_call_reach(c, procs, sh.is_root, &reach) != MPI_SUCCESS)
             return FULL_LOOK;
