@@ -13,6 +13,12 @@
 
 #include "routines.h"
 
+/* This code's thread-locals. It lives in a preloaded or linked library or a
+ * program, never a dlopened one (a dlopened PMPI layer would interpose
+ * nothing), so its thread-locals sit in the static TLS block, which a
+ * wrapper reads with one load instead of a __tls_get_addr call. */
+#define SG_THREAD_LOCAL _Thread_local __attribute__((tls_model("initial-exec")))
+
 struct sg_call {
     enum sg_routine routine;
     const void *sendbuf;

@@ -176,11 +176,13 @@ void sg_layer_apply(int agreed)
     layer.rules = agreed ? layer.loaded : class_d_only;
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) { /* what nothing_can_trigger passes at once */
         int irregular = sg_routines[r].irregular;
-        enum sg_pass pass = layer.log_level >= SG_LOG_INFO ? SG_PASS_NEVER
-                            : layer.rules.all[r].bounded   ? irregular ? SG_PASS_NEVER
-                                                                       : SG_PASS_REPEATS
-                            : irregular ? SG_PASS_UNWRAPPED
-                                        : SG_PASS_ALWAYS;
+        enum sg_pass pass;
+        if (layer.log_level >= SG_LOG_INFO) /* the summary counts every call */
+            pass = SG_PASS_NEVER;
+        else if (layer.rules.all[r].bounded)
+            pass = irregular ? SG_PASS_NEVER : SG_PASS_REPEATS;
+        else
+            pass = irregular ? SG_PASS_UNWRAPPED : SG_PASS_ALWAYS;
         atomic_store_explicit(&sg_passes[r], (unsigned char)pass, memory_order_relaxed);
     }
 }
@@ -199,7 +201,7 @@ void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
     fprintf(stderr, "scaleguard: %s\n", line);
 }
 
-_Thread_local int sg_fortran_caller;
+SG_THREAD_LOCAL int sg_fortran_caller;
 
 /* ---- Statistics --------------------------------------------------------- */
 

@@ -109,6 +109,6 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
 /* Set while a Fortran caller's call runs (fortran.c, Open MPI): its
  * MPI_WAIT goes to PMPI_Wait directly, past the layer, so its non-blocking
  * calls complete inside the call instead (see pending.h). */
-extern _Thread_local int sg_fortran_caller;
+extern SG_THREAD_LOCAL int sg_fortran_caller;
 
 #endif

@@ -93,12 +93,13 @@ held_displs_suspicious(const struct sg_call *c, int procs, int is_root)
 /* ---- The wrappers ------------------------------------------------------- */
 
 /* The facts of a call of a routine without displacements that decide
- * whether it can trigger: with its rules fixed once loaded and predefined
- * types, whose handles never become another type's, a call of the same
- * facts as one that could not trigger cannot either. Of Reduce_scatter's
- * counts array only their total counts (its n is the whole vector). */
+ * whether it can trigger: with its rules fixed from MPI_Init on (applied
+ * once, sg_layer_apply; MPI_IN_PLACE in sendbuf tells which of its two
+ * sets: sg_rules_of) and predefined types, whose handles never become
+ * another type's, a call of the same facts as one that could not trigger
+ * cannot either. Of Reduce_scatter's counts array only their total counts
+ * (its n is the whole vector). */
 struct quiet_call {
-    const struct sg_rules *rules;
     MPI_Datatype sendtype, recvtype;
     int64_t total; /* the sum of recvcounts (Reduce_scatter), else 0 */
     int sendcount, recvcount, procs;
@@ -106,7 +107,7 @@ struct quiet_call {
 };
 
 /* Per routine, the last such call on this thread that could not trigger. */
-static _Thread_local struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
+static SG_THREAD_LOCAL struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
 
 /* The sum of a call's recvcounts, the only counts array of a routine
  * without displacements (Reduce_scatter's); -1 where a count is negative,
@@ -122,11 +123,9 @@ static inline int64_t counts_total(const struct sg_call *c, int procs)
     return total;
 }
 
-static inline struct quiet_call quiet_call_of(const struct sg_call *c,
-                                              const struct sg_rules *rules, int procs, int is_root)
+static inline struct quiet_call quiet_call_of(const struct sg_call *c, int procs, int is_root)
 {
-    return (struct quiet_call){rules,
-                               c->sendtype,
+    return (struct quiet_call){c->sendtype,
                                c->recvtype,
                                counts_total(c, procs),
                                c->sendcount,
@@ -138,7 +137,7 @@ static inline struct quiet_call quiet_call_of(const struct sg_call *c,
 
 static inline int same_quiet_call(const struct quiet_call *a, const struct quiet_call *b)
 {
-    return a->rules == b->rules && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
+    return a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
            a->total == b->total && a->sendcount == b->sendcount &&
            a->recvcount == b->recvcount && a->procs == b->procs && a->flags == b->flags;
 }
@@ -169,21 +168,26 @@ static inline __attribute__((always_inline)) int passes_at_once(const struct sg_
     int is_root = c->root < 0 || c->root == rank;
     if (pass == SG_PASS_UNWRAPPED)
         return !held_displs_suspicious(c, procs, is_root);
-    struct quiet_call facts = quiet_call_of(c, sg_rules_of(sg_layer(), c), procs, is_root);
+    struct quiet_call facts = quiet_call_of(c, procs, is_root);
     return same_quiet_call(&facts, &quiet_calls[c->routine]);
 }
 
 /* passes_at_once's answer where it needs no call: every call of a routine
- * that nothing can trigger, and a v-routine's on MPI_COMM_WORLD or
+ * that nothing can trigger, and the others' on MPI_COMM_WORLD or
  * MPI_COMM_SELF (whose size and rank the layer holds). */
 static inline __attribute__((always_inline)) int passes_at_entry(const struct sg_call *c)
 {
     enum sg_pass pass = pass_of(c->routine);
-    if (pass != SG_PASS_UNWRAPPED)
+    if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS)
         return pass == SG_PASS_ALWAYS;
     int procs, rank;
-    return sg_comm_size_rank_held(c->comm, &procs, &rank) &&
-           !held_displs_suspicious(c, procs, c->root < 0 || c->root == rank);
+    if (!sg_comm_size_rank_held(c->comm, &procs, &rank))
+        return 0;
+    int is_root = c->root < 0 || c->root == rank;
+    if (pass == SG_PASS_UNWRAPPED)
+        return !held_displs_suspicious(c, procs, is_root);
+    struct quiet_call facts = quiet_call_of(c, procs, is_root);
+    return same_quiet_call(&facts, &quiet_calls[c->routine]);
 }
 
 static int sg_protect(struct sg_call *c);
@@ -943,7 +947,7 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
         struct quiet_call facts = {0};
         int scalar = !info->irregular;
         if (scalar) {
-            facts = quiet_call_of(c, rules, procs, sh.is_root);
+            facts = quiet_call_of(c, procs, sh.is_root);
             scalar = facts.total >= 0;
             if (scalar && same_quiet_call(&facts, &quiet_calls[c->routine]))
                 return MPI_SUCCESS;

@@ -224,7 +224,7 @@ struct named_type {
     uint64_t elements; /* 0: the slot is empty */
     int size;
 };
-static _Thread_local struct named_type named[NAMED_SLOTS];
+static SG_THREAD_LOCAL struct named_type named[NAMED_SLOTS];
 
 static unsigned named_slot(MPI_Datatype type)
 {
