@@ -26,6 +26,34 @@ endfunction()
 set(SG_MPI_TEST_CLEAN_ENV
   "LD_PRELOAD=unset:;SCALEGUARD_CONFIG=unset:;SCALEGUARD_LOG=unset:;SCALEGUARD_FAULT_ROUTINES=unset:;SCALEGUARD_FAULT_TRIGGER=unset:;SCALEGUARD_FAULT_BOUND=unset:;SCALEGUARD_FAULT_KIND=unset:;SCALEGUARD_FAULT_X=unset:;SCALEGUARD_FAULT_LOG=unset:")
 
+# sg_expect_test(<name> PROCS <n> [ENV NAME=VALUE...]
+#                EXPECT <status> <pattern> [--also <pattern>]... [--not <pattern>]...
+#                RUN <program> [<argument>...]
+#                [STDOUT] [TIMEOUT <seconds>] [PROCESSORS <n>])
+# One MPI test: <program> on <n> ranks, each NAME=VALUE in every rank's
+# environment (sg_mpi_launch), under tests/fault/expect.sh, which checks
+# the exit status and what standard error says (STDOUT: the job's standard
+# output too). Label mpi, 60 s unless TIMEOUT, from a clean environment.
+function(sg_expect_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 T "STDOUT" "PROCS;TIMEOUT;PROCESSORS" "ENV;EXPECT;RUN")
+  sg_mpi_launch(launch PROCS ${T_PROCS} ENV ${T_ENV})
+  set(to_stderr)
+  if(T_STDOUT)
+    set(to_stderr sh -c "exec \"$@\" >&2" sh)
+  endif()
+  add_test(NAME ${name}
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/fault/expect.sh ${T_EXPECT} ${to_stderr}
+                   ${launch} ${T_RUN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 60)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
+  if(T_PROCESSORS)
+    set_tests_properties(${name} PROPERTIES PROCESSORS ${T_PROCESSORS})
+  endif()
+endfunction()
+
 # What standard error says when a rank dies of SIGSEGV, for the negative
 # controls that expect a crash: MPICH (over UCX) "Caught signal 11
 # (Segmentation fault: ...", from UCX's handler (hydra's own report goes to
