@@ -147,6 +147,19 @@ static inline __attribute__((always_inline)) enum sg_pass pass_of(enum sg_routin
     return (enum sg_pass)atomic_load_explicit(&sg_passes[r], memory_order_relaxed);
 }
 
+/* A call's pass (SG_PASS_UNWRAPPED or SG_PASS_REPEATS) on a communicator of
+ * `procs` ranks in which this process is `rank` (read only where the call
+ * has a root). */
+static inline __attribute__((always_inline)) int passes_in(const struct sg_call *c,
+                                                           enum sg_pass pass, int procs, int rank)
+{
+    int is_root = c->root < 0 || c->root == rank;
+    if (pass == SG_PASS_UNWRAPPED)
+        return !held_displs_suspicious(c, procs, is_root);
+    struct quiet_call facts = quiet_call_of(c, procs, is_root);
+    return same_quiet_call(&facts, &quiet_calls[c->routine]);
+}
+
 /* What a wrapper sees before it builds the call for the handler
  * (sg_passes): a routine that nothing can trigger; a v-routine without a
  * bound whose held displacements show no wrap; a call with a bound of a
@@ -165,11 +178,7 @@ static inline __attribute__((always_inline)) int passes_at_once(const struct sg_
          (sg_comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter)) ||
         sg_comm_size_rank(c->comm, &procs, c->root >= 0 ? &rank : NULL) != MPI_SUCCESS)
         return 0;
-    int is_root = c->root < 0 || c->root == rank;
-    if (pass == SG_PASS_UNWRAPPED)
-        return !held_displs_suspicious(c, procs, is_root);
-    struct quiet_call facts = quiet_call_of(c, procs, is_root);
-    return same_quiet_call(&facts, &quiet_calls[c->routine]);
+    return passes_in(c, pass, procs, rank);
 }
 
 /* passes_at_once's answer where it needs no call: every call of a routine
@@ -181,13 +190,7 @@ static inline __attribute__((always_inline)) int passes_at_entry(const struct sg
     if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS)
         return pass == SG_PASS_ALWAYS;
     int procs, rank;
-    if (!sg_comm_size_rank_held(c->comm, &procs, &rank))
-        return 0;
-    int is_root = c->root < 0 || c->root == rank;
-    if (pass == SG_PASS_UNWRAPPED)
-        return !held_displs_suspicious(c, procs, is_root);
-    struct quiet_call facts = quiet_call_of(c, procs, is_root);
-    return same_quiet_call(&facts, &quiet_calls[c->routine]);
+    return sg_comm_size_rank_held(c->comm, &procs, &rank) && passes_in(c, pass, procs, rank);
 }
 
 static int sg_protect(struct sg_call *c);
