@@ -791,15 +791,6 @@ static struct plan plan_of(const struct workaround_op *op, const struct choice *
     return p;
 }
 
-/* Whether `auto` passes a workaround over because the MPI runs its calls
- * by a slower algorithm than the next one's (tuning.h); the same on every
- * rank. */
-static int slower_here(const struct workaround_op *op, const struct choice *ch)
-{
-    return op->kind == PLAN_W2 && ch->c->routine == SG_MPI_Allgatherv && ch->sh->procs > 2 &&
-           sg_tuning()->allgatherv_sized_by_send_type;
-}
-
 /* `reports`: this rank reports the decision (see decide). `*why` gets the
  * reason when the call is left alone. */
 static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
@@ -825,8 +816,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                    sg_routines[c->routine].name, sg_workaround_name(want));
     }
     for (size_t i = 0; i < WORKAROUNDS; i++)
-        if (workarounds[i].applies != NULL && !slower_here(&workarounds[i], &ch) &&
-            workarounds[i].applies(&ch))
+        if (workarounds[i].applies != NULL && workarounds[i].applies(&ch))
             return plan_of(&workarounds[i], &ch);
     *why = !ch.exact                 ? LEFT_SPLIT_RISK
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS

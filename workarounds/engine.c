@@ -803,7 +803,9 @@ struct big_side {
     int *counts, *displs;
 };
 
-static int enlarge(struct big_side *b, const struct sg_side *side, int keep_single, int procs,
+/* `single`: how many elements of a SINGLE side become one (0: the side as
+ * it is, its count elements). */
+static int enlarge(struct big_side *b, const struct sg_side *side, int64_t single, int procs,
                    uint64_t max_count, int *count, MPI_Datatype *type, const int **counts,
                    const int **displs)
 {
@@ -814,9 +816,18 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int keep_sing
     case SG_SIDE_PACKED:
         return MPI_SUCCESS;
     case SG_SIDE_SINGLE:
-        if (keep_single)
+        if (single == 0 || side->count == 0)
             return MPI_SUCCESS;
-        /* fall through */
+        {
+            int err = PMPI_Type_contiguous((int)single, side->type, &b->type);
+            if (err == MPI_SUCCESS)
+                err = PMPI_Type_commit(&b->type);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
+        *count = (int)(side->count / single);
+        *type = b->type;
+        return MPI_SUCCESS;
     case SG_SIDE_REGULAR:
         /* n elements become one: its extent is n extents, so block i of a
          * regular side still starts at i*n. */
@@ -876,6 +887,31 @@ static void shrink(struct big_side *b)
         PMPI_Type_free(&b->type);
 }
 
+/* How many elements of Allgatherv's own message W2 makes one: as many as
+ * make one of its receive side's elements, so that the send element's size
+ * is the receive element's on every rank. Open MPI 4.1.4 (coll_tuned)
+ * picks Allgatherv's algorithm by the send type's size times the sum of
+ * recvcounts, on each rank: with the message as it is, that size shrinks by
+ * the receive side's factor (at 64 MiB over 4 ranks a gatherv and a bcast,
+ * twice the bare call), and where the ranks' factors differ, so do their
+ * algorithms (a hang: 1 x contiguous(c) sent where the others receive c
+ * elements). With it, every rank sees the bare call's size. 0 (the message
+ * as it is) when the receive side stays as it is, or the send side cannot
+ * be cut so (where the ranks' types differ, so may their sizes, as they do
+ * without the layer). */
+static int64_t own_message_factor(const struct sg_described *d, uint64_t max_count)
+{
+    if (d->send.in_place || d->recv.layout != SG_SIDE_V ||
+        !v_side_needs(&d->recv, d->procs, max_count))
+        return 0;
+    MPI_Count send_size = type_size(d->send.type);
+    int64_t bytes = v_factor(&d->recv, d->procs) * (int64_t)type_size(d->recv.type);
+    if (send_size <= 0 || bytes % send_size != 0)
+        return 0;
+    int64_t m = bytes / send_size;
+    return m <= INT_MAX && d->send.count % m == 0 ? m : 0;
+}
+
 int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
           uint64_t max_count)
 {
@@ -883,14 +919,14 @@ int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
         return -1;
     struct sg_call sub = *c;
     struct big_side send, recv;
-    /* Open MPI 4.1.4's Allgatherv hangs when a rank sends 1 x contiguous(c)
-     * where the others receive c elements (or c/k of a k-element type): its
-     * own message stays as it is there; the global buffer is the receive side. */
-    int keep_single = sg_blocking_form(c->routine) == SG_MPI_Allgatherv;
-    int err = enlarge(&send, &d->send, keep_single, d->procs, max_count, &sub.sendcount,
+    int64_t single = d->send.layout != SG_SIDE_SINGLE ? 0
+                     : sg_blocking_form(c->routine) == SG_MPI_Allgatherv
+                         ? own_message_factor(d, max_count)
+                         : d->send.count;
+    int err = enlarge(&send, &d->send, single, d->procs, max_count, &sub.sendcount,
                       &sub.sendtype, &sub.sendcounts, &sub.sdispls);
     if (err == MPI_SUCCESS)
-        err = enlarge(&recv, &d->recv, keep_single, d->procs, max_count, &sub.recvcount,
+        err = enlarge(&recv, &d->recv, d->recv.count, d->procs, max_count, &sub.recvcount,
                       &sub.recvtype, &sub.recvcounts, &sub.rdispls);
     else
         recv = (struct big_side){.type = MPI_DATATYPE_NULL};

@@ -13,14 +13,10 @@ static const struct sg_tuning tunings[] = {
      * rounds of it 212 ms inside the I-call (packing), by eight Ireduce
      * 85 ms. Two I-calls' stages over idup copies of one communicator hang
      * (tests/protect/crossed_waits.c; open-mpi/ompi#2025: a collective
-     * started while an idup of its communicator is in flight). Allgatherv
-     * of 64 MiB per rank over 4 ranks: bare (neighbor exchange) 90 to 115
-     * ms; W2 (coll_tuned's decision sees 4 bytes: a gatherv and a bcast)
-     * 190 to 240 ms; W1-B 1.10 times the bare call. */
+     * started while an idup of its communicator is in flight). */
     {.library = "Open MPI",
      .reduce_by_reduces = 1,
-     .idup_beside_collectives = 0,
-     .allgatherv_sized_by_send_type = 1},
+     .idup_beside_collectives = 0},
     /* 64 MiB over 2 ranks: Reduce_scatter 0.4 to 0.5 s, two Reduce 1.1 s;
      * Ireduce_scatter_block of 64 MiB blocks: 160 ms bare, by eight
      * Ireduce 254 ms. Reduce_scatter_block over 2 ranks, bare, by block:

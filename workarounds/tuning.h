@@ -22,12 +22,6 @@ struct sg_tuning {
      * most this many bytes, fewer than a bound allows, where the MPI
      * reduces smaller vectors faster per byte; 0: no such size. */
     unsigned long reduce_scatter_piece_bytes;
-    /* The MPI picks a blocking Allgatherv's algorithm by the send type's
-     * size times the receive counts. W2's call keeps each rank's own
-     * message as it is (engine.c), so over more than 2 ranks it looks a
-     * few bytes long and takes a slow algorithm: `auto` passes W2 over for
-     * it (an entry may still name it). */
-    int allgatherv_sized_by_send_type;
 };
 
 /* The row of the running MPI library (the same on every rank). */
