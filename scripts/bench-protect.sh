@@ -19,7 +19,9 @@
 # SCALEGUARD_BUILD_MPICH / SCALEGUARD_BUILD_OPENMPI for one tree each.
 # SCALEGUARD_BENCH_PROCS sets P (default 2): with more ranks than cores,
 # busy-polling MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
-# "mpich openmpi") chooses the MPIs.
+# "mpich openmpi") chooses the MPIs, SCALEGUARD_BENCH_CASES (default all:
+# "floor none shipped cfg W1-B W2 W1-A W3") the cases; a run of some cases
+# writes a report of those only (give it a REPORT of its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -117,6 +119,13 @@ run() {
     --bytes "$bytes" --seconds "$seconds" --reps "$reps" "$@"
 }
 
+read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg W1-B W2 W1-A W3}"
+for kase in "${cases[@]}"; do
+  [[ " floor none shipped cfg ${forced[*]%% *} " == *" $kase "* ]] ||
+    { echo "bench-protect: unknown case '$kase' in SCALEGUARD_BENCH_CASES" >&2; exit 1; }
+done
+selected() { [[ " ${cases[*]} " == *" $1 "* ]]; }
+
 # The TSV: one line per routine, case and size.
 printf 'mpi\tprocs\troutine\tcase\tbytes\tbare_seconds\tprotected_seconds\tratio\n' \
   >"$table_file.new"
@@ -127,6 +136,7 @@ printf 'mpi\tprocs\troutine\tcase\tbytes\tbare_seconds\tprotected_seconds\tratio
 table() {
   local title=$1 mpi=$2 kase=$3 seconds=$4 reps=$5 bytes ini
   shift 5
+  selected "$kase" || return 0
   local sizes=("$@")
   for bytes in "${sizes[@]}"; do
     ini=$work/$kase-$bytes.ini
@@ -231,7 +241,7 @@ done
       [[ $trigger != D ]] || local_bound="class = D"
       table "$name forced ($local_bound${forced_note[$name]:+; ${forced_note[$name]}})" \
         "$mpi" "$name" 0.5 3 "${forced_sizes[@]}"
-      [[ $name != W1-B ]] || vform "$mpi"
+      [[ $name != W1-B ]] || ! selected W1-B || vform "$mpi"
     done
   done
 } >"$report.new"
