@@ -166,13 +166,15 @@ static inline __attribute__((always_inline)) int passes_in(const struct sg_call 
  * routine without displacements that repeats the facts of its routine's
  * last quiet one.
  * These are nothing_can_trigger's answers for those calls, without the
- * handler's call. */
+ * handler's call. Asked only after passes_at_entry said no, which has
+ * answered for every call that needs no MPI call to look at. */
 static inline __attribute__((always_inline)) int passes_at_once(const struct sg_call *c)
 {
     enum sg_pass pass = pass_of(c->routine);
-    if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS)
-        return pass == SG_PASS_ALWAYS;
     int inter = 0, procs, rank = -1;
+    if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS ||
+        sg_comm_size_rank_held(c->comm, &procs, &rank))
+        return 0;
     /* a v-routine's arrays have an entry per rank of the remote group */
     if ((pass == SG_PASS_UNWRAPPED &&
          (sg_comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter)) ||
