@@ -787,6 +787,32 @@ static int v_side_w2_ok(const struct sg_side *side, int procs, uint64_t max_coun
     return (uint64_t)(largest_block(side, procs) / k) <= max_count;
 }
 
+/* How many elements of Allgatherv's own message W2 makes one: as many as
+ * make one of its receive side's elements, so that the send element's size
+ * is the receive element's on every rank. Open MPI 4.1.4 (coll_tuned)
+ * picks Allgatherv's algorithm by the send type's size times the sum of
+ * recvcounts, on each rank: with the message as it is, that size shrinks by
+ * the receive side's factor (at 64 MiB over 4 ranks a gatherv and a bcast,
+ * twice the bare call), and where the ranks' factors differ, so do their
+ * algorithms (a hang: 1 x contiguous(c) sent where the others receive c
+ * elements). With it, every rank sees the bare call's size. 0 (the message
+ * as it is) in place, where the receive side stays as it is, or where the
+ * send side cannot be cut so: the ranks' types then differ, and so may
+ * their sizes, as without the layer (refusing W2 instead could part the
+ * ranks' choices where they do not talk, Class D). */
+static int64_t own_message_factor(const struct sg_described *d, uint64_t max_count)
+{
+    if (d->send.in_place || d->send.layout != SG_SIDE_SINGLE || d->recv.layout != SG_SIDE_V ||
+        !v_side_needs(&d->recv, d->procs, max_count))
+        return 0;
+    MPI_Count send_size = type_size(d->send.type);
+    int64_t bytes = v_factor(&d->recv, d->procs) * (int64_t)type_size(d->recv.type);
+    if (send_size <= 0 || bytes % send_size != 0)
+        return 0;
+    int64_t m = bytes / send_size;
+    return m <= INT_MAX && d->send.count % m == 0 ? m : 0;
+}
+
 int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count)
 {
     if (is_reduction(c->routine) || max_count == 0)
@@ -887,31 +913,6 @@ static void shrink(struct big_side *b)
         PMPI_Type_free(&b->type);
 }
 
-/* How many elements of Allgatherv's own message W2 makes one: as many as
- * make one of its receive side's elements, so that the send element's size
- * is the receive element's on every rank. Open MPI 4.1.4 (coll_tuned)
- * picks Allgatherv's algorithm by the send type's size times the sum of
- * recvcounts, on each rank: with the message as it is, that size shrinks by
- * the receive side's factor (at 64 MiB over 4 ranks a gatherv and a bcast,
- * twice the bare call), and where the ranks' factors differ, so do their
- * algorithms (a hang: 1 x contiguous(c) sent where the others receive c
- * elements). With it, every rank sees the bare call's size. 0 (the message
- * as it is) when the receive side stays as it is, or the send side cannot
- * be cut so (where the ranks' types differ, so may their sizes, as they do
- * without the layer). */
-static int64_t own_message_factor(const struct sg_described *d, uint64_t max_count)
-{
-    if (d->send.in_place || d->recv.layout != SG_SIDE_V ||
-        !v_side_needs(&d->recv, d->procs, max_count))
-        return 0;
-    MPI_Count send_size = type_size(d->send.type);
-    int64_t bytes = v_factor(&d->recv, d->procs) * (int64_t)type_size(d->recv.type);
-    if (send_size <= 0 || bytes % send_size != 0)
-        return 0;
-    int64_t m = bytes / send_size;
-    return m <= INT_MAX && d->send.count % m == 0 ? m : 0;
-}
-
 int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
           uint64_t max_count)
 {
@@ -919,8 +920,7 @@ int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
         return -1;
     struct sg_call sub = *c;
     struct big_side send, recv;
-    int64_t single = d->send.layout != SG_SIDE_SINGLE ? 0
-                     : sg_blocking_form(c->routine) == SG_MPI_Allgatherv
+    int64_t single = sg_blocking_form(c->routine) == SG_MPI_Allgatherv
                          ? own_message_factor(d, max_count)
                          : d->send.count;
     int err = enlarge(&send, &d->send, single, d->procs, max_count, &sub.sendcount,
