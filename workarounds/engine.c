@@ -829,6 +829,13 @@ struct big_side {
     int *counts, *displs;
 };
 
+/* k elements of `type` as one, in b->type. */
+static int big_element(struct big_side *b, int64_t k, MPI_Datatype type)
+{
+    int err = PMPI_Type_contiguous((int)k, type, &b->type);
+    return err == MPI_SUCCESS ? PMPI_Type_commit(&b->type) : err;
+}
+
 /* `single`: how many elements of a SINGLE side become one (0: the side as
  * it is, its count elements). */
 static int enlarge(struct big_side *b, const struct sg_side *side, int64_t single, int procs,
@@ -842,49 +849,22 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int64_t singl
     case SG_SIDE_PACKED:
         return MPI_SUCCESS;
     case SG_SIDE_SINGLE:
-        if (single == 0 || side->count == 0)
+    case SG_SIDE_REGULAR: {
+        /* A REGULAR side's n elements become one: its extent is n extents,
+         * so block i still starts at i*n. */
+        int64_t k = side->layout == SG_SIDE_REGULAR ? side->count : single;
+        if (k == 0 || side->count == 0)
             return MPI_SUCCESS;
-        {
-            int err = PMPI_Type_contiguous((int)single, side->type, &b->type);
-            if (err == MPI_SUCCESS)
-                err = PMPI_Type_commit(&b->type);
-            if (err != MPI_SUCCESS)
-                return err;
-        }
-        *count = (int)(side->count / single);
+        int err = big_element(b, k, side->type);
+        if (err != MPI_SUCCESS)
+            return err;
+        *count = (int)(side->count / k);
         *type = b->type;
         return MPI_SUCCESS;
-    case SG_SIDE_REGULAR:
-        /* n elements become one: its extent is n extents, so block i of a
-         * regular side still starts at i*n. */
-        if (side->count == 0)
-            return MPI_SUCCESS;
-        {
-            int err = PMPI_Type_contiguous(side->count, side->type, &b->type);
-            if (err == MPI_SUCCESS)
-                err = PMPI_Type_commit(&b->type);
-            if (err != MPI_SUCCESS)
-                return err;
-        }
-        *count = 1;
-        *type = b->type;
-        return MPI_SUCCESS;
+    }
     case SG_SIDE_V: {
-        if (!v_side_needs(side, procs, max_count) && v_side_fits(side, procs)) {
-            /* unchanged, but still from the intended displacements */
-            b->counts = malloc(2 * (size_t)procs * sizeof *b->counts);
-            if (b->counts == NULL)
-                return MPI_ERR_NO_MEM;
-            b->displs = b->counts + procs;
-            for (int i = 0; i < procs; i++) {
-                b->counts[i] = side->counts[i];
-                b->displs[i] = side->counts[i] ? (int)side->displs[i] : 0;
-            }
-            *counts = b->counts;
-            *displs = b->displs;
-            return MPI_SUCCESS;
-        }
-        int64_t k = v_factor(side, procs);
+        /* unchanged (k = 1) still from the intended displacements */
+        int64_t k = v_side_needs(side, procs, max_count) ? v_factor(side, procs) : 1;
         b->counts = malloc(2 * (size_t)procs * sizeof *b->counts);
         if (b->counts == NULL)
             return MPI_ERR_NO_MEM;
@@ -893,12 +873,12 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int64_t singl
             b->counts[i] = (int)(side->counts[i] / k);
             b->displs[i] = side->counts[i] ? (int)(side->displs[i] / k) : 0;
         }
-        int err = PMPI_Type_contiguous((int)k, side->type, &b->type);
-        if (err == MPI_SUCCESS)
-            err = PMPI_Type_commit(&b->type);
-        if (err != MPI_SUCCESS)
-            return err;
-        *type = b->type;
+        if (k > 1) {
+            int err = big_element(b, k, side->type);
+            if (err != MPI_SUCCESS)
+                return err;
+            *type = b->type;
+        }
         *counts = b->counts;
         *displs = b->displs;
         return MPI_SUCCESS;
