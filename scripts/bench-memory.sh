@@ -93,10 +93,11 @@ printf 'mpi\tprocs\troutine\tworkaround\tbytes\tbare_peak\tprotected_peak\textra
       bare=$(peak "$mpi" "$routine" -)
       # W1-A's I-form runs on sub-communicators that a blocking call made:
       # under it an I-form's job runs its blocking form first, bare too.
-      first=()
-      [[ $routine != MPI_I* ]] || first=(--blocking-first)
-      bare_first=$bare
-      ((${#first[@]} == 0)) || bare_first=$(peak "$mpi" "$routine" - "${first[@]}")
+      first=() bare_first=$bare
+      if [[ $routine == MPI_I* && " ${workarounds[*]} " == *" W1-A "* ]]; then
+        first=(--blocking-first)
+        bare_first=$(peak "$mpi" "$routine" - "${first[@]}")
+      fi
       printf '| %s | %s |' "$routine" \
         "$(if [[ -n $bare ]]; then awk -v b="$bare" 'BEGIN { printf "%.1f", b / 1048576 }'; else echo failed; fi)"
       for workaround in "${workarounds[@]}"; do
