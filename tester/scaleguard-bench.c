@@ -18,10 +18,12 @@
  * For each size, rank 0 prints one line once the size is finished:
  *   scaleguard-bench: routine=R count=N type_size=S procs=P root=R inplace=0|1
  *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T
- *                     peak_rss=SUM peak_rss_max=MAX [sparse=1]
+ *                     peak_rss=SUM peak_rss_max=MAX fastest=F [sparse=1]
  * where T is the largest over ranks of the mean time of one call (I-forms:
  * call + MPI_Wait), SUM and MAX the sum over ranks and the largest of each
- * rank's peak resident set size so far (getrusage's ru_maxrss), in bytes. A
+ * rank's peak resident set size so far (getrusage's ru_maxrss), in bytes,
+ * and F the time of the fastest call, each call's time being its slowest
+ * rank's (with several calls, a scheduler's pause in one does not count). A
  * crash or a hang prints no line for that size.
  *
  * --late SECONDS (I-forms): the last rank enters each call that much later
@@ -568,16 +570,22 @@ struct peak {
     double sum, max;
 };
 
-/* Every rank learns the worst status and the longest time of all, the
- * sum and the largest of their peak resident set sizes (each rank's, read
+/* The time of one size: the mean call, and the fastest call (each call's
+ * time being its slowest rank's). */
+struct timing {
+    double mean, fastest;
+};
+
+/* Every rank learns the worst status, the longest mean time of a call and
+ * the longest time of the latest call (`call`) of all, the sum and the largest of their peak resident set sizes (each rank's, read
  * now), and the longest an I-call took to return (b->returned): a binomial
  * tree of point-to-point messages up to rank 0 and back down. A message
  * that fails makes the status at least an MPI error. */
-static void agree(struct bench *b, int *status, double *seconds, struct peak *peak)
+static void agree(struct bench *b, int *status, double *mean, double *call, struct peak *peak)
 {
-    enum { UP = 1, DOWN = 2, N = 5 };
+    enum { UP = 1, DOWN = 2, N = 6 };
     double rss = peak_rss();
-    double mine[N] = {*status, *seconds, rss, rss, b->returned}, other[N]; /* [2]: sum */
+    double mine[N] = {*status, *mean, rss, rss, b->returned, *call}, other[N]; /* [2]: sum */
     int rank = b->rank, procs = b->procs, mask = 1;
     for (; mask < procs; mask <<= 1) {
         if (rank & mask) {
@@ -589,7 +597,8 @@ static void agree(struct bench *b, int *status, double *seconds, struct peak *pe
         if (rank + mask < procs) {
             if (PMPI_Recv(other, N, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
                           MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = other[4] = 0;
+                other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = other[4] =
+                                                 other[5] = 0;
             for (int j = 0; j < N; j++)
                 mine[j] = j == 2 ? mine[j] + other[j] : other[j] > mine[j] ? other[j] : mine[j];
         }
@@ -601,10 +610,11 @@ static void agree(struct bench *b, int *status, double *seconds, struct peak *pe
         if (rank + mask < procs)
             PMPI_Send(mine, N, MPI_DOUBLE, rank + mask, DOWN, b->agree_comm);
     *status = (int)mine[0];
-    *seconds = mine[1];
+    *mean = mine[1];
     peak->sum = mine[2];
     peak->max = mine[3];
     b->returned = mine[4];
+    *call = mine[5];
 }
 
 /* A buffer of `bytes` bytes, all zero when `zeroed` (calloc: a large one is
@@ -625,16 +635,16 @@ static void *allocate(const struct bench *b, uint64_t bytes, int zeroed, void *e
     return buf;
 }
 
-/* Run one size `iters` times; the agreed status, in *seconds the longest
- * mean time of one call over the ranks, in *peak the ranks' peak resident
- * set sizes after the last iteration. */
-static int run_size(struct bench *b, int iters, double *seconds, struct peak *peak)
+/* Run one size `iters` times; the agreed status, in *time the longest mean
+ * time of one call over the ranks and the fastest call, in *peak the ranks'
+ * peak resident set sizes after the last iteration. */
+static int run_size(struct bench *b, int iters, struct timing *time, struct peak *peak)
 {
     static uint64_t empty_send, empty_recv;
     int status = BENCH_PASS;
-    double total = 0;
+    double total = 0, call = 0;
     const char *name = sg_routines[b->routine].name;
-    *seconds = 0;
+    time->mean = time->fastest = 0;
     b->send = b->recv = NULL;
     if (buffer_bytes(b->routine, (uint64_t)b->count, b->size, (uint64_t)b->procs,
                      b->rank == b->root, b->inplace, &b->bytes) != 0) {
@@ -645,7 +655,8 @@ static int run_size(struct bench *b, int iters, double *seconds, struct peak *pe
         b->send = allocate(b, b->bytes.send, b->sparse, &empty_send, &status);
         b->recv = allocate(b, b->bytes.recv, 0, &empty_recv, &status);
     }
-    agree(b, &status, seconds, peak); /* before the call: every rank knows who has memory */
+    /* before the call: every rank knows who has memory */
+    agree(b, &status, &time->mean, &call, peak);
 
     for (int done = 0; status == BENCH_PASS && done < iters;) {
         double elapsed;
@@ -653,6 +664,7 @@ static int run_size(struct bench *b, int iters, double *seconds, struct peak *pe
         b->salt = (uint64_t)done;
         int err = step(b, &elapsed, &wrong);
         total += elapsed;
+        call = elapsed;
         done++;
         if (err != MPI_SUCCESS) {
             char text[MPI_MAX_ERROR_STRING];
@@ -667,8 +679,10 @@ static int run_size(struct bench *b, int iters, double *seconds, struct peak *pe
                     b->rank, name, b->count, wrong);
             status = BENCH_WRONG_DATA;
         }
-        *seconds = total / done;
-        agree(b, &status, seconds, peak);
+        time->mean = total / done;
+        agree(b, &status, &time->mean, &call, peak);
+        if (done == 1 || call < time->fastest)
+            time->fastest = call;
     }
     if (b->send != &empty_send)
         free(b->send);
@@ -931,15 +945,16 @@ static int predict(const struct options *o)
 /* Run the current size and print its line on rank 0. */
 static int measure_size(struct bench *b, int iters)
 {
-    double seconds;
+    struct timing time;
     struct peak peak;
     b->returned = 0;
-    int status = run_size(b, iters, &seconds, &peak);
+    int status = run_size(b, iters, &time, &peak);
     if (b->rank == 0) {
         printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
-                       "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f%s",
+                       "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f "
+                       "fastest=%.6f%s",
                sg_routines[b->routine].name, b->count, b->size, b->procs, b->root, b->inplace,
-               iters, result_name(status), seconds, peak.sum, peak.max,
+               iters, result_name(status), time.mean, peak.sum, peak.max, time.fastest,
                b->sparse ? " sparse=1" : "");
         if (b->late > 0)
             printf(" returned=%.6f", b->returned);

@@ -189,7 +189,8 @@ touch "$journal"
 # The journal: one line per finished job, tab-separated
 #   KEY  status=..  exit=..  seconds=..  COUNT=OUTCOME,...  [NAME=VALUE...]  end
 # where the NAME=VALUE fields are times=COUNT:SECONDS,... (one call of each
-# size that finished), peaks=COUNT:BYTES,... (the ranks' peak resident memory,
+# size that finished), fastest=COUNT:SECONDS,... (the fastest of its calls),
+# peaks=COUNT:BYTES,... (the ranks' peak resident memory,
 # summed), retried=LIMIT (the job reached that limit once and this is its
 # second run) and started=EPOCH. A line without its final `end` was cut short
 # by a kill and does not count.
@@ -201,8 +202,8 @@ done <"$journal"
 
 # Of the routine under way, keyed by FORM:P:S:N (FORM 1 in place): the
 # outcome of that size (pass, crash, hang, mpi-error, oom, wrong-data, slow)
-# and the seconds of one call.
-declare -A outcome=() seconds_of=()
+# and the seconds of one call, the mean and the fastest of the job's calls.
+declare -A outcome=() seconds_of=() fastest_of=()
 # Of the routine under way, keyed by FORM:P: the largest measured ratio of a
 # job's peak memory to its prediction from the buffers alone (predicted_bytes).
 declare -A memory_ratio=()
@@ -294,20 +295,20 @@ run_job() {
     [[ -n $status && -n $code && -n $seconds ]] ||
       { echo "bad launcher report '$launched'"; exit 1; }
     # Result lines of the sizes that finished, then the ending for the next.
-    declare -A result=() time=() peak=()
-    local count value secs bytes
-    while read -r count value secs bytes; do
-      result[$count]=$value time[$count]=$secs
+    declare -A result=() time=() fast=() peak=()
+    local count value secs bytes fastest
+    while read -r count value secs bytes fastest; do
+      result[$count]=$value time[$count]=$secs fast[$count]=$fastest
       [[ -z $bytes ]] || peak[$count]=$bytes
-    done < <(sed -n 's/^scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\)\( peak_rss=\([0-9]*\)\)\{0,1\}.*/\1 \2 \3 \5/p' "$log")
+    done < <(sed -n 's/^scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\) peak_rss=\([0-9]*\) .*fastest=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' "$log")
     [[ -n $library ]] || library=$(sed -n 's/^# scaleguard-bench: mpi_library=//p' "$log" | head -1)
-    local results=() times=() peaks=() ended=0
+    local results=() times=() fastests=() peaks=() ended=0
     for count in "${counts[@]}"; do
       if ((ended)); then
         value=not-run
       elif [[ -n ${result[$count]:-} ]]; then
         value=${result[$count]}
-        times+=("$count:${time[$count]}")
+        times+=("$count:${time[$count]}") fastests+=("$count:${fast[$count]}")
         [[ -z ${peak[$count]:-} ]] || peaks+=("$count:${peak[$count]}")
       elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
         value=not-run ended=1 # the limit was for all the sizes: not this one's
@@ -321,7 +322,7 @@ run_job() {
     done
     local fields=("status=$status" "exit=$code" "seconds=$seconds"
       "$(IFS=,; echo "${results[*]}")" "times=$(IFS=,; echo "${times[*]}")"
-      "peaks=$(IFS=,; echo "${peaks[*]}")")
+      "fastest=$(IFS=,; echo "${fastests[*]}")" "peaks=$(IFS=,; echo "${peaks[*]}")")
     [[ -z $retried ]] || fields+=("retried=$retried")
     fields+=("started=$started")
     { printf '%s' "$key"; printf '\t%s' "${fields[@]}" end; echo; } >>"$journal"
@@ -363,6 +364,9 @@ run_job() {
       times=*)
         IFS=, read -ra fields <<<"${extra#times=}"
         for pair in "${fields[@]}"; do seconds_of[$where:${pair%%:*}]=${pair#*:}; done ;;
+      fastest=?*)
+        IFS=, read -ra fields <<<"${extra#fastest=}"
+        for pair in "${fields[@]}"; do fastest_of[$where:${pair%%:*}]=${pair#*:}; done ;;
       peaks=?*)
         ((sparse)) || learn_memory "${extra#peaks=}" ;;
     esac
@@ -463,11 +467,15 @@ layer_scale() {
 
 # is_slow P S N: whether size N at (P, S, inplace) passed but spent more than
 # SLOW_FACTOR times the time per byte of N / SLOW_REFERENCE (both measured),
-# in a call of at least SLOW_MIN_SECONDS.
+# in a call of at least SLOW_MIN_SECONDS. Each size's fastest call counts (a
+# job's first call, or one the scheduler paused, must not hide a cliff behind
+# a slow reference); journals of before have only the mean.
 is_slow() {
   local where=$inplace:$1:$2 n=$3 reference=$(($3 / SLOW_REFERENCE))
   [[ ${outcome[$where:$n]:-} == pass && ${outcome[$where:$reference]:-} == pass ]] || return 1
-  awk -v t="${seconds_of[$where:$n]}" -v tr="${seconds_of[$where:$reference]}" -v n="$n" \
+  local t=${fastest_of[$where:$n]:-${seconds_of[$where:$n]}}
+  local tr=${fastest_of[$where:$reference]:-${seconds_of[$where:$reference]}}
+  awk -v t="$t" -v tr="$tr" -v n="$n" \
     -v nr="$reference" -v f=$SLOW_FACTOR -v floor=$SLOW_MIN_SECONDS \
     'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }'
 }
@@ -480,11 +488,12 @@ judge_slow() {
 }
 
 # run_point LIMIT SPARSE N: one size of the refinement or verification, a job
-# of its own; under mode slow with its reference size before it.
+# of its own; under mode slow with its reference size before it, both with
+# the calls of a repeat.
 run_point() {
   local limit=$1 sparse=$2 n=$3
   if [[ $mode == slow ]] && ((n / SLOW_REFERENCE >= 1)); then
-    run_job "$limit" "$sparse" 1 $((n / SLOW_REFERENCE)) "$n"
+    run_job "$limit" "$sparse" "$SLOW_REPEAT_ITERS" $((n / SLOW_REFERENCE)) "$n"
   else
     run_job "$limit" "$sparse" 1 "$n"
   fi
@@ -791,7 +800,7 @@ write_routine() {
 probe_started=$EPOCHREALTIME
 for routine in "${routines[@]}"; do
   # What one routine's jobs showed says nothing of another's.
-  entries=() inconclusive=0 outcome=() seconds_of=() memory_ratio=()
+  entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() memory_ratio=()
   for inplace in "${forms[@]}"; do
     if ((inplace && !has_in_place[$routine])); then
       echo "probe: $routine has no in-place form"
