@@ -295,13 +295,17 @@ run_job() {
     [[ -n $status && -n $code && -n $seconds ]] ||
       { echo "bad launcher report '$launched'"; exit 1; }
     # Result lines of the sizes that finished, then the ending for the next.
+    # The log has the ranks' standard error too: mpiexec writes the bench's
+    # lines whole, but a crashing rank's partial line may come before one
+    # (Open MPI: "[host:pid] " of its signal report), so a line is found
+    # anywhere in a line of the log.
     declare -A result=() time=() fast=() peak=()
     local count value secs bytes fastest
     while read -r count value secs bytes fastest; do
       result[$count]=$value time[$count]=$secs fast[$count]=$fastest
       [[ -z $bytes ]] || peak[$count]=$bytes
-    done < <(sed -n 's/^scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\) peak_rss=\([0-9]*\) .*fastest=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' "$log")
-    [[ -n $library ]] || library=$(sed -n 's/^# scaleguard-bench: mpi_library=//p' "$log" | head -1)
+    done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\) peak_rss=\([0-9]*\) .*fastest=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' "$log")
+    [[ -n $library ]] || library=$(sed -n 's/^.*# scaleguard-bench: mpi_library=//p' "$log" | head -1)
     local results=() times=() fastests=() peaks=() ended=0
     for count in "${counts[@]}"; do
       if ((ended)); then
@@ -815,8 +819,8 @@ done
 inplace=0
 
 # Every job reused: the library as any job's log of this journal names it.
-[[ -n $library ]] || library=$(grep -rh -m 1 '^# scaleguard-bench: mpi_library=' "$state/logs" 2>/dev/null |
-  head -n 1 | sed 's/^# scaleguard-bench: mpi_library=//') || true
+[[ -n $library ]] || library=$(grep -rh -m 1 '# scaleguard-bench: mpi_library=' "$state/logs" 2>/dev/null |
+  head -n 1 | sed 's/^.*# scaleguard-bench: mpi_library=//') || true
 ((last_measured)) || last_measured=$EPOCHSECONDS
 platform=(hostname="$(hostname -s)" measured="$(date -u -d "@$last_measured" +%Y-%m-%dT%H:%M:%SZ)"
   launcher="$launcher")

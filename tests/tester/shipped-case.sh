@@ -69,7 +69,7 @@ grep -E '^scaleguard(-bench)?: |rank .*(returned|element|wrong)' "$log" | head -
 
 # cliff: whether the second size's time per byte is SLOW_FACTOR times the first's.
 cliff() {
-  sed -n 's/^scaleguard-bench: .* count=\([0-9]*\) .*result=pass seconds=\([0-9.]*\).*/\1 \2/p' \
+  sed -n 's/^.*scaleguard-bench: routine=.* count=\([0-9]*\) .*result=pass seconds=\([0-9.]*\).*/\1 \2/p' \
     "$log" | awk -v f=$SLOW_FACTOR 'NR == 1 { n1 = $1; t1 = $2 } NR == 2 { n2 = $1; t2 = $2 }
       END { exit !(NR == 2 && t2 / n2 > f * t1 / n1) }'
 }
