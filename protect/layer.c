@@ -3,6 +3,7 @@
  * layer goes on with Class D protection only. */
 #include "layer.h"
 #include "pending.h"
+#include "scratch.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -228,6 +229,7 @@ static const char *const workaround_columns = &(SG_WORKAROUND_LIST(SG_WORKAROUND
 SG_EXPORT int MPI_Finalize(void)
 {
     sg_pending_finish_all(); /* requests the caller freed before they completed */
+    sg_scratch_release_all();
     enum sg_log_level level = sg_layer()->log_level;
     if (level >= SG_LOG_WARN && world_rank() == 0) {
         int header = 0;

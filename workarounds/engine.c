@@ -2,6 +2,7 @@
 #include "workarounds.h"
 
 #include "private_comm.h"
+#include "scratch.h"
 #include "tuning.h"
 
 #include <limits.h>
@@ -382,8 +383,8 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
         PMPI_Type_get_true_extent(side->type, &r->true_lb, &r->true_extent);
         size_t below = r->true_lb < 0 ? (size_t)-r->true_lb : 0;
         size_t above = r->true_lb > 0 ? (size_t)r->true_lb : 0;
-        r->packed = malloc((size_t)procs * (size_t)chunk * (size_t)extent + below + above +
-                           (size_t)r->true_extent + 1);
+        r->packed = sg_scratch_get((size_t)procs * (size_t)chunk * (size_t)extent + below +
+                                   above + (size_t)r->true_extent);
         if (r->packed == NULL)
             return MPI_ERR_NO_MEM;
         r->origin = r->packed + below;
@@ -403,7 +404,7 @@ static void release(struct round_side *r)
 {
     free_piece(r);
     free(r->counts);
-    free(r->packed);
+    sg_scratch_put(r->packed);
 }
 
 /* Alltoall: the window whose ranks this rank exchanges with in sub-call k

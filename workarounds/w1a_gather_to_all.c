@@ -1,4 +1,5 @@
 /* W1-A for Allgather(v): the call once per pair of groups. */
+#include "scratch.h"
 #include "w1a_parts.h"
 
 #include <limits.h>
@@ -72,7 +73,7 @@ static void free_copy_out(struct copy_out *o)
 {
     if (o != NULL && o->typed != MPI_DATATYPE_NULL)
         PMPI_Type_free(&o->typed);
-    free(o);
+    sg_scratch_put(o);
 }
 
 static void copy_out(void *memory)
@@ -96,12 +97,12 @@ static struct copy_out *new_copy_out(int blocks, size_t bytes, void *recvbuf, MP
     size_t header = sizeof(struct copy_out) + (size_t)blocks * sizeof(struct move) +
                     2 * (size_t)blocks * sizeof(int);
     header = (header + 63) / 64 * 64;
-    struct copy_out *o = malloc(header + before + bytes + after + (holes ? bytes : 0));
+    struct copy_out *o = sg_scratch_get(header + before + bytes + after + (holes ? bytes : 0));
     if (o == NULL)
         return NULL;
     o->typed = MPI_DATATYPE_NULL;
     if (holes && PMPI_Type_dup(type, &o->typed) != MPI_SUCCESS) {
-        free(o);
+        sg_scratch_put(o);
         return NULL;
     }
     o->packed = (char *)o + header + before + bytes + after;

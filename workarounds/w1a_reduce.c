@@ -1,5 +1,6 @@
 /* W1-A for the reductions to every rank (Allreduce, Reduce_scatter(_block))
  * and Reduce by parts: over a grid of ranks. */
+#include "scratch.h"
 #include "tuning.h"
 #include "w1a_parts.h"
 
@@ -158,7 +159,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
         part = in_place ? c->recvbuf : dest;
     else if (is_root && !in_place)
         part = dest;
-    else if ((part = malloc((size_t)counts[column] * (size_t)extent + 1)) == NULL)
+    else if ((part = sg_scratch_get((size_t)counts[column] * (size_t)extent)) == NULL)
         err = MPI_ERR_NO_MEM;
     int temporary = part != NULL && part != dest && part != c->recvbuf;
     if (dest == NULL)
@@ -205,7 +206,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
     }
     int kept = sg_keep(runner, free, counts);
     if (temporary) {
-        int also = sg_keep(runner, free, part);
+        int also = sg_keep(runner, sg_scratch_put, part);
         kept = kept != MPI_SUCCESS ? kept : also;
     }
     return err != MPI_SUCCESS ? err : kept;
@@ -250,7 +251,7 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
     int deferred = runner->nonblocking;
     size_t slot = (size_t)procs * (size_t)(rows > columns ? rows : columns);
     size_t steps = deferred ? 2 * (size_t)((largest + piece - 1) / piece) : 1;
-    char *part = malloc((size_t)(columns * piece) * (size_t)extent + 1);
+    char *part = sg_scratch_get((size_t)(columns * piece) * (size_t)extent);
     int *counts = calloc(slot * steps, sizeof *counts), *step_counts = counts;
     int64_t *displs = malloc((size_t)procs * sizeof *displs);
     int err = part != NULL && counts != NULL && displs != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -294,7 +295,7 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
         }
     }
     free(displs);
-    int kept = sg_keep(runner, free, part), also = sg_keep(runner, free, counts);
+    int kept = sg_keep(runner, sg_scratch_put, part), also = sg_keep(runner, free, counts);
     kept = kept != MPI_SUCCESS ? kept : also;
     return err != MPI_SUCCESS ? err : kept;
 }
@@ -381,7 +382,7 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
     void *partial = NULL;
     if (err == MPI_SUCCESS && f != SG_MPI_Allreduce) {
         int count = f == SG_MPI_Reduce_scatter ? row_counts[row] : block;
-        partial = malloc((size_t)count * (size_t)sg_extent_of(c->sendtype) + 1);
+        partial = sg_scratch_get((size_t)count * (size_t)sg_extent_of(c->sendtype));
         if (partial == NULL)
             err = MPI_ERR_NO_MEM;
     }
@@ -413,7 +414,7 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
                 err = sg_run(runner, &along);
         }
     }
-    int kept = partial != NULL ? sg_keep(runner, free, partial) : MPI_SUCCESS;
+    int kept = partial != NULL ? sg_keep(runner, sg_scratch_put, partial) : MPI_SUCCESS;
     if (row_counts != NULL) { /* step 1's */
         int also = sg_keep(runner, free, row_counts);
         kept = kept != MPI_SUCCESS ? kept : also;
