@@ -577,8 +577,9 @@ struct timing {
 };
 
 /* Every rank learns the worst status, the longest mean time of a call and
- * the longest time of the latest call (`call`) of all, the sum and the largest of their peak resident set sizes (each rank's, read
- * now), and the longest an I-call took to return (b->returned): a binomial
+ * the longest time of the latest call (`call`) of all, the sum and the
+ * largest of their peak resident set sizes (each rank's, read now), and
+ * the longest an I-call took to return (b->returned): a binomial
  * tree of point-to-point messages up to rank 0 and back down. A message
  * that fails makes the status at least an MPI error. */
 static void agree(struct bench *b, int *status, double *mean, double *call, struct peak *peak)
