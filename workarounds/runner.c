@@ -144,11 +144,16 @@ int sg_run(struct sg_runner *runner, struct sg_call *sub)
     return sg_run_prepared(runner, sub, NULL, NULL);
 }
 
+int sg_runner_fence_waits(const struct sg_runner *runner)
+{
+    return !runner->nonblocking || !sg_tuning()->idup_beside_collectives;
+}
+
 void sg_runner_fence(struct sg_runner *runner)
 {
     if (!runner->nonblocking)
         return;
-    if (sg_tuning()->idup_beside_collectives)
+    if (!sg_runner_fence_waits(runner))
         runner->fenced = 1;
     else if (runner->fence_error == MPI_SUCCESS)
         runner->fence_error = wait_all(runner); /* ends here, in the I-call */

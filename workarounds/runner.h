@@ -111,6 +111,12 @@ int sg_run_prepared(struct sg_runner *runner, struct sg_call *sub, sg_prepare *p
  * a fence that waits is what the next sg_run returns. */
 void sg_runner_fence(struct sg_runner *runner);
 
+/* Whether what is started before a fence is done when the fence returns:
+ * in a blocking runner, and in a non-blocking one whose fence waits inside
+ * the I-call (tuning.h). A step before a fence may then run in its
+ * blocking form. */
+int sg_runner_fence_waits(const struct sg_runner *runner);
+
 /* A started sub-call's request: waited for at once by a blocking runner,
  * kept by a non-blocking one (what sg_run does after starting a call). */
 int sg_runner_add(struct sg_runner *runner, MPI_Request request);

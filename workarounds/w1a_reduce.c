@@ -47,16 +47,17 @@ static int *row_parts(int n, int parts)
 }
 
 /* Run a step whose result a later step takes (the caller sets the fence
- * after it). A blocking runner completes it, there as the blocking routine
- * where the configuration lets that take the step (`n` elements over
- * `procs`): the blocking routine is the faster one on some MPIs (Open MPI
- * 4.1.4, 64 MiB over 2 ranks: Reduce 87 ms, libnbc's Ireduce 132 ms). Each
- * member of the step's communicator judges alike (the same routine, count
- * and configuration), so all run the same form. A non-blocking runner
- * starts it (or queues it, after an earlier fence). */
+ * after it). Where the fence waits for it (sg_runner_fence_waits), it runs
+ * as the blocking routine where the configuration lets that take the step
+ * (`n` elements over `procs`): the blocking routine is the faster one on
+ * some MPIs (Open MPI 4.1.4, 64 MiB over 2 ranks: Reduce 87 ms, libnbc's
+ * Ireduce 132 ms, which also allocates twice the vector on every call).
+ * Each member of the step's communicator judges alike (the same routine,
+ * count and configuration), so all run the same form. Else a non-blocking
+ * runner starts it (or queues it, after an earlier fence). */
 static int run_step(struct sg_runner *runner, struct sg_call *step, int64_t n, int procs)
 {
-    if (runner->nonblocking)
+    if (!sg_runner_fence_waits(runner))
         return sg_run(runner, step);
     enum sg_routine blocking = sg_blocking_form(step->routine);
     if (step->routine != blocking &&
