@@ -217,6 +217,12 @@ done
   echo "A forced workaround's bound is a fraction of the call's trigger value (W1-B: a quarter,"
   echo "four rounds; W1-A: half of n P, groups of 2)."
   echo "The same numbers: \`$(basename "$table_file")\`."
+  if ((procs > $(nproc))); then
+    echo "With more ranks than cores, a rank that polls for a descheduled one waits for the"
+    echo "scheduler: many bare times below are whole multiples of about 4 ms (the floor"
+    echo "tables), and a workaround's dependent steps (W1-A's stages) can each add such a"
+    echo "wait. Ratios of a few ms are ratios of those waits; P = 2 shows the layer's own cost."
+  fi
   if ((${#mpich_env[@]})); then
     echo "MPICH ran with ${mpich_env[*]} (P > cores: its pipelined"
     echo "Allgatherv waits a scheduler tick per 32 KiB piece)."
