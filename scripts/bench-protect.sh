@@ -63,11 +63,14 @@ declare -A forced_note=([W2]="reductions fall back to W1-B"
   [W1-A]="groups of 2 (Allgather(v): pairs of single ranks; reductions to all: a 2 x 2 grid, so at P < 4 they fall back to auto); Alltoall(v) fall back to auto"
   [W3]="v-routines, displacements wrapped; without PMPI_*_c (Open MPI) the next valid workaround")
 
+# More ranks than cores: 1, else 0.
+oversubscribed=$((procs > $(nproc)))
+
 # MPICH at P > cores: its Allgatherv pipelines the ring in 32 KiB pieces and
 # every piece waits for a scheduler tick (45 s for one 64 MiB call at P = 4
 # on 2 cores). Unpipelined, for both the bare and the protected call.
 mpich_env=()
-if ((procs > $(nproc))) && [[ " ${mpis[*]} " == *" mpich "* ]]; then
+if ((oversubscribed)) && [[ " ${mpis[*]} " == *" mpich "* ]]; then
   mpich_env=(MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE=1073741824)
 fi
 
@@ -217,7 +220,7 @@ done
   echo "A forced workaround's bound is a fraction of the call's trigger value (W1-B: a quarter,"
   echo "four rounds; W1-A: half of n P, groups of 2)."
   echo "The same numbers: \`$(basename "$table_file")\`."
-  if ((procs > $(nproc))); then
+  if ((oversubscribed)); then
     echo "With more ranks than cores, a rank that polls for a descheduled one waits for the"
     echo "scheduler: many bare times below are whole multiples of about 4 ms (the floor"
     echo "tables), and a workaround's dependent steps (W1-A's stages) can each add such a"
