@@ -365,9 +365,20 @@ static int inject(const struct sg_call *c)
 static void report(const struct sg_call *c, const struct sg_shape *shape, const char *why,
                    const char *outcome)
 {
-    char line[256];
-    snprintf(line, sizeof line, "sgfault: %s n=%" PRIu64 " s=%" PRIu64 " P=%" PRIu64 " %s: %s\n",
-             sg_routines[c->routine].name, shape->n, shape->s, shape->procs, why, outcome);
+    /* What a single send side passes, as element count and size: where a
+     * workaround sends this rank's message in bigger elements, the size its
+     * receivers must match (W2's Allgatherv). */
+    char sends[64] = "";
+    struct sg_call_side send, recv;
+    sg_call_sides(c, shape->is_root, &send, &recv);
+    int size;
+    if (send.layout == SG_SIDE_SINGLE && !send.in_place &&
+        PMPI_Type_size(send.type, &size) == MPI_SUCCESS)
+        snprintf(sends, sizeof sends, " (sends %d x %d B)", sg_single_count(&send, shape->rank),
+                 size);
+    char line[320];
+    snprintf(line, sizeof line, "sgfault: %s n=%" PRIu64 " s=%" PRIu64 " P=%" PRIu64 " %s: %s%s\n",
+             sg_routines[c->routine].name, shape->n, shape->s, shape->procs, why, outcome, sends);
     fputs(line, stderr); /* one write: lines of several ranks do not interleave */
 }
 
