@@ -9,7 +9,7 @@
 #      probes' INIs and journals in results/tester-refine/;
 #   3. scaleguard-report on both: the plots into results/plots/ (the old PNGs
 #      there are removed), and results/README.md with the machine, the date,
-#      the tables and the plots.
+#      the list of the other pages in results/, the tables and the plots.
 # New workaround cases of bench-protect (its `forced` list) appear in the
 # page and get plots of their own without a change here.
 set -euo pipefail
@@ -145,6 +145,17 @@ gnuplot_version=$(gnuplot --version 2>/dev/null || true)
   echo "| MPICH | ${mpich_version:-unknown}${mpich_device:+ ($mpich_device)} |"
   echo "| Open MPI | ${openmpi_version:-unknown} |"
   echo "| gnuplot | ${gnuplot_version:-unknown} |"
+  echo
+  echo "## The other pages here"
+  echo
+  echo "Written by the commands each names: the other P, peak memory, repeated runs,"
+  echo "and the measurements behind the ratios that stay over their targets."
+  echo
+  for page in results/*.md; do
+    [[ $page != results/README.md && $page != "$overhead.md" && $page != results/tester-refine.md ]] ||
+      continue
+    echo "- [$(basename "$page")]($(basename "$page")): $(sed -n '1s/^# *//p' "$page")"
+  done
   echo
   echo "## Protection overhead, P = $procs"
   echo
