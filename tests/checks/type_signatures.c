@@ -62,7 +62,8 @@ int main(int argc, char **argv)
     subarray = committed(subarray);
     int ones[] = {1, 1};
     MPI_Aint at[] = {0, 8};
-    MPI_Datatype ints[] = {MPI_INT, MPI_INT}, fi[] = {MPI_FLOAT, MPI_INT}, iff[] = {MPI_INT, MPI_FLOAT};
+    MPI_Datatype ints[] = {MPI_INT, MPI_INT}, fi[] = {MPI_FLOAT, MPI_INT},
+                 iff[] = {MPI_INT, MPI_FLOAT};
     MPI_Type_create_struct(2, ones, at, ints, &pair);
     pair = committed(pair);
     MPI_Type_create_struct(2, ones, at, fi, &float_int);
@@ -79,29 +80,40 @@ int main(int argc, char **argv)
     MPI_Type_contiguous(3, MPI_INT, &three_int);
     three_int = committed(three_int);
 
-    expect("contiguous(2, INT) ~ 2 x INT", two_int, 1, MPI_INT, 2, 1);
-    expect("vector(2, 1, 3, INT) ~ 2 x INT", vector, 1, MPI_INT, 2, 1);
-    expect("indexed({1, 2}, INT) ~ 3 x INT", indexed, 1, MPI_INT, 3, 1);
-    expect("hindexed_block(3, 2, INT) ~ 6 x INT", hindexed_block, 1, MPI_INT, 6, 1);
-    expect("resized(contiguous(2, INT)) ~ 2 x INT", resized, 1, MPI_INT, 2, 1);
-    expect("dup(vector) ~ 2 x INT", dup, 1, MPI_INT, 2, 1);
-    expect("dup(vector), twice (cached) ~ vector", dup, 1, vector, 1, 1);
-    expect("subarray(2 x 3 of INT) ~ 6 x INT", subarray, 1, MPI_INT, 6, 1);
-    expect("struct{INT, INT} ~ MPI_2INT", pair, 1, MPI_2INT, 1, 1);
-    expect("struct{FLOAT, INT} ~ MPI_FLOAT_INT", float_int, 1, MPI_FLOAT_INT, 1, 1);
-    expect("3 x contiguous(1000000, struct{contiguous(2, INT), DOUBLE})",
-           big, 3, nested, 3000000, 1);
-    expect("contiguous(3, INT) ~ indexed({1, 2}, INT)", three_int, 1, indexed, 1, 1);
-    expect("2 x INT vs 1 x DOUBLE", MPI_INT, 2, MPI_DOUBLE, 1, 0);
-    expect("INT vs FLOAT", MPI_INT, 1, MPI_FLOAT, 1, 0);
-    expect("struct{FLOAT, INT} vs struct{INT, FLOAT}", float_int, 1, int_float, 1, 0);
-    expect("contiguous(3, INT) vs contiguous(2, INT)", three_int, 1, two_int, 1, 0);
-    expect("MPI_CHAR vs MPI_SIGNED_CHAR", MPI_CHAR, 1, MPI_SIGNED_CHAR, 1, 0);
-    expect("MPI_INT vs MPI_INTEGER", MPI_INT, 1, MPI_INTEGER, 1, 0);
-    expect("MPI_2INT vs MPI_FLOAT_INT", MPI_2INT, 1, MPI_FLOAT_INT, 1, 0);
-    expect("128 x INT vs 128 x FLOAT (equal under XOR and rotation)", MPI_INT, 128, MPI_FLOAT,
-           128, 0);
-    expect("4096 x contiguous(2, INT) vs 8192 x FLOAT", two_int, 4096, MPI_FLOAT, 8192, 0);
+    /* what; a, count of a; b, count of b; whether their signatures are equal */
+    const struct pair_case {
+        const char *what;
+        MPI_Datatype a;
+        int count_a;
+        MPI_Datatype b;
+        int count_b, equal;
+    } cases[] = {
+        {"contiguous(2, INT) ~ 2 x INT", two_int, 1, MPI_INT, 2, 1},
+        {"vector(2, 1, 3, INT) ~ 2 x INT", vector, 1, MPI_INT, 2, 1},
+        {"indexed({1, 2}, INT) ~ 3 x INT", indexed, 1, MPI_INT, 3, 1},
+        {"hindexed_block(3, 2, INT) ~ 6 x INT", hindexed_block, 1, MPI_INT, 6, 1},
+        {"resized(contiguous(2, INT)) ~ 2 x INT", resized, 1, MPI_INT, 2, 1},
+        {"dup(vector) ~ 2 x INT", dup, 1, MPI_INT, 2, 1},
+        {"dup(vector), twice (cached) ~ vector", dup, 1, vector, 1, 1},
+        {"subarray(2 x 3 of INT) ~ 6 x INT", subarray, 1, MPI_INT, 6, 1},
+        {"struct{INT, INT} ~ MPI_2INT", pair, 1, MPI_2INT, 1, 1},
+        {"struct{FLOAT, INT} ~ MPI_FLOAT_INT", float_int, 1, MPI_FLOAT_INT, 1, 1},
+        {"3 x contiguous(1000000, struct{contiguous(2, INT), DOUBLE})", big, 3, nested, 3000000, 1},
+        {"contiguous(3, INT) ~ indexed({1, 2}, INT)", three_int, 1, indexed, 1, 1},
+        {"2 x INT vs 1 x DOUBLE", MPI_INT, 2, MPI_DOUBLE, 1, 0},
+        {"INT vs FLOAT", MPI_INT, 1, MPI_FLOAT, 1, 0},
+        {"struct{FLOAT, INT} vs struct{INT, FLOAT}", float_int, 1, int_float, 1, 0},
+        {"contiguous(3, INT) vs contiguous(2, INT)", three_int, 1, two_int, 1, 0},
+        {"MPI_CHAR vs MPI_SIGNED_CHAR", MPI_CHAR, 1, MPI_SIGNED_CHAR, 1, 0},
+        {"MPI_INT vs MPI_INTEGER", MPI_INT, 1, MPI_INTEGER, 1, 0},
+        {"MPI_2INT vs MPI_FLOAT_INT", MPI_2INT, 1, MPI_FLOAT_INT, 1, 0},
+        {"128 x INT vs 128 x FLOAT (equal under XOR and rotation)", MPI_INT, 128, MPI_FLOAT, 128,
+         0},
+        {"4096 x contiguous(2, INT) vs 8192 x FLOAT", two_int, 4096, MPI_FLOAT, 8192, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect(cases[i].what, cases[i].a, cases[i].count_a, cases[i].b, cases[i].count_b,
+               cases[i].equal);
 
     MPI_Datatype all[] = {two_int, vector, indexed, hindexed_block, resized, dup, subarray, pair,
                           float_int, int_float, nested, big, three_int};
