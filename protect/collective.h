@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "routines.h"
+#include "signature.h"
 
 /* This code's thread-locals. It lives in a preloaded or linked library or a
  * program, never a dlopened one (a dlopened PMPI layer would interpose
@@ -188,8 +189,14 @@ static inline int sg_single_count(const struct sg_call_side *side, int rank)
     return side->counts ? side->counts[rank] : side->count;
 }
 
+/* `type`'s type signature (type_signature.c): each predefined datatype a
+ * basic one of its own (the pairs such as MPI_FLOAT_INT two), the same
+ * tuple on every rank for the same sequence, whatever the layout. Returns
+ * an MPI error code. */
+int sg_type_signature(MPI_Datatype type, struct sg_signature *sig);
+
 /* How many basic elements one element of `type` holds: the length of its
- * type signature (type_elements.c). Returns an MPI error code. */
+ * type signature. Returns an MPI error code. */
 int sg_type_elements(MPI_Datatype type, uint64_t *elements);
 
 /* The predefined pair types of MINLOC/MAXLOC (two basic elements each):

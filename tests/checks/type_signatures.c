@@ -1,4 +1,4 @@
-/* sg_type_signature (checks/type_signature.c) against the standard's
+/* sg_type_signature (protect/type_signature.c) against the standard's
  * notion of a type signature: datatypes built differently with the same
  * sequence of basic datatypes have the same tuple; a different sequence
  * (other basic datatypes, another order, another length) does not.
@@ -7,7 +7,7 @@
  *
  * Exit 0 and rank 0 prints "type_signatures: N pairs right", or 1 naming
  * each wrong pair. */
-#include "type_signature.h"
+#include "collective.h"
 
 #include <stdio.h>
 

@@ -23,7 +23,7 @@
 
 struct sg_signature {
     uint64_t hash;
-    uint64_t count; /* basic datatypes in the sequence */
+    uint64_t count; /* basic datatypes in the sequence (saturating at UINT64_MAX) */
     uint64_t shift; /* B^count modulo 2^64: what a sequence after this one multiplies it by */
 };
 
@@ -46,7 +46,10 @@ static inline struct sg_signature sg_signature_basic(unsigned index)
 /* `a` followed by `b`. */
 static inline struct sg_signature sg_signature_then(struct sg_signature a, struct sg_signature b)
 {
-    return (struct sg_signature){a.hash * b.shift + b.hash, a.count + b.count, a.shift * b.shift};
+    uint64_t count;
+    if (__builtin_add_overflow(a.count, b.count, &count))
+        count = UINT64_MAX;
+    return (struct sg_signature){a.hash * b.shift + b.hash, count, a.shift * b.shift};
 }
 
 /* Whether two tuples are one signature (as far as the hash can tell). */
