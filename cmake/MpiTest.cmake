@@ -23,8 +23,16 @@ endfunction()
 
 # MPICH's launcher forwards the caller's whole environment: tests start from
 # one without the project's own variables (ENVIRONMENT_MODIFICATION value).
+# SCALEGUARD_TEST_CHECKS=ON runs them with the collective checks on instead
+# (every job the layer is in: no test may see a mismatch; README, Tests).
+option(SCALEGUARD_TEST_CHECKS "Run the MPI tests with SCALEGUARD_CHECK=collectives" OFF)
 set(SG_MPI_TEST_CLEAN_ENV
-  "LD_PRELOAD=unset:;SCALEGUARD_CONFIG=unset:;SCALEGUARD_LOG=unset:;SCALEGUARD_FAULT_ROUTINES=unset:;SCALEGUARD_FAULT_TRIGGER=unset:;SCALEGUARD_FAULT_BOUND=unset:;SCALEGUARD_FAULT_KIND=unset:;SCALEGUARD_FAULT_X=unset:;SCALEGUARD_FAULT_LOG=unset:")
+  "LD_PRELOAD=unset:;SCALEGUARD_CONFIG=unset:;SCALEGUARD_LOG=unset:;SCALEGUARD_FAULT_ROUTINES=unset:;SCALEGUARD_FAULT_TRIGGER=unset:;SCALEGUARD_FAULT_BOUND=unset:;SCALEGUARD_FAULT_KIND=unset:;SCALEGUARD_FAULT_X=unset:;SCALEGUARD_FAULT_LOG=unset:;SCALEGUARD_CHECK_ACTION=unset:")
+if(SCALEGUARD_TEST_CHECKS)
+  string(APPEND SG_MPI_TEST_CLEAN_ENV ";SCALEGUARD_CHECK=set:collectives")
+else()
+  string(APPEND SG_MPI_TEST_CLEAN_ENV ";SCALEGUARD_CHECK=unset:")
+endif()
 
 # sg_expect_test(<name> PROCS <n> [ENV NAME=VALUE...]
 #                EXPECT <status> <pattern> [--also <pattern>]... [--not <pattern>]...

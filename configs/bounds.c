@@ -117,7 +117,13 @@ static int has_bom(const char *line)
 
 /* ---- Loader --------------------------------------------------------------- */
 
-enum section_kind { SECTION_NONE, SECTION_PLATFORM, SECTION_ROUTINE, SECTION_IGNORED };
+enum section_kind {
+    SECTION_NONE,
+    SECTION_PLATFORM,
+    SECTION_CHECKS,
+    SECTION_ROUTINE,
+    SECTION_IGNORED
+};
 
 struct header {
     int routine;
@@ -136,7 +142,7 @@ struct loader {
     unsigned key_line[KEY_COUNT]; /* where each key of the open section was, 0 if absent */
     int bad_value;                /* some value of the open section was rejected */
     struct sg_bound_entry entry;  /* the open routine section */
-    unsigned platform_line;
+    unsigned platform_line, checks_line;
 
     struct sg_bounds result;
     size_t capacity;
@@ -310,6 +316,15 @@ static void open_section(struct loader *ld, const char *name, size_t length)
         else
             ld->platform_line = ld->line;
         ld->kind = SECTION_PLATFORM;
+        return;
+    }
+
+    if (length == 6 && memcmp(name, "checks", 6) == 0) {
+        if (ld->checks_line)
+            fail(ld, ld->line, "duplicate section [checks] (first at line %u)", ld->checks_line);
+        else
+            ld->checks_line = ld->line;
+        ld->kind = SECTION_CHECKS;
         return;
     }
 
@@ -605,6 +620,33 @@ static void platform_key(struct loader *ld, const char *key, const char *value)
     }
 }
 
+/* One key of [checks]: which value of two it names (yes/no, warn/abort). */
+static void checks_key(struct loader *ld, const char *key, const char *value)
+{
+    struct sg_checks_config *checks = &ld->result.checks;
+    static const char *const keys[] = {"collectives", "action"};
+    static const char *const values[][2] = {{"no", "yes"}, {"abort", "warn"}};
+    int *settings[] = {&checks->collectives, &checks->warn};
+    unsigned *lines[] = {&checks->collectives_line, &checks->action_line};
+    int k = name_index(keys, 2, key);
+    if (k < 0) {
+        warn(ld, ld->line, "unknown key '%.40s' in [checks] (ignored)", key);
+        return;
+    }
+    if (*lines[k]) {
+        fail(ld, ld->line, "duplicate key '%s' in [checks] (first at line %u)", key, *lines[k]);
+        return;
+    }
+    int v = name_index(values[k], 2, value);
+    if (v < 0) {
+        fail(ld, ld->line, "%s must be %s or %s, not '%.40s'", key, values[k][1], values[k][0],
+             value);
+        return;
+    }
+    *settings[k] = v;
+    *lines[k] = ld->line;
+}
+
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
     struct loader *ld = user;
@@ -612,6 +654,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
     switch (ld->kind) {
     case SECTION_NONE: warn(ld, ld->line, "key '%.40s' outside any section (ignored)", key); break;
     case SECTION_PLATFORM: platform_key(ld, key, value); break;
+    case SECTION_CHECKS: checks_key(ld, key, value); break;
     case SECTION_ROUTINE: entry_key(ld, key, value); break;
     case SECTION_IGNORED: break;
     }

@@ -65,8 +65,18 @@ struct sg_platform {
     char launcher[16]; /* "local" or "slurm"; empty when absent */
 };
 
+/* [checks]: the layer's collective checks, for every job that loads the
+ * file (SCALEGUARD_CHECK and SCALEGUARD_CHECK_ACTION override it). A key's
+ * line is 0 where it is absent. */
+struct sg_checks_config {
+    int collectives; /* collectives = yes | no */
+    int warn;        /* action = warn | abort */
+    unsigned collectives_line, action_line;
+};
+
 struct sg_bounds {
     struct sg_platform platform;
+    struct sg_checks_config checks;
     struct sg_bound_entry *entries; /* in file order */
     size_t count;
 };

@@ -100,11 +100,29 @@ static void agree(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
     sg_world = (struct sg_world){.procs = procs, .rank = rank};
     const struct sg_layer *layer = sg_layer();
-    uint64_t mine[2] = {layer->fingerprint, ~layer->fingerprint}, extremes[2];
+    /* One digest of the bounds and the checks' setting, 2 words, and only
+     * where the ranks differ the two apart (the ranks do alike). */
+    uint64_t checks = (uint64_t)layer->checks_loaded.collectives << 1 |
+                      (uint64_t)layer->checks_loaded.action;
+    uint64_t both = layer->fingerprint ^ (checks + 1) * UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t mine[2] = {both, ~both}, extremes[4];
     if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return;
-    int agreed = extremes[0] == ~extremes[1]; /* max == min */
-    sg_layer_apply(agreed);
+    int agreed = extremes[0] == ~extremes[1], checks_agreed = agreed; /* max == min */
+    if (!agreed) {
+        uint64_t apart[4] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks};
+        if (PMPI_Allreduce(apart, extremes, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+            return;
+        agreed = extremes[0] == ~extremes[1];
+        checks_agreed = extremes[2] == ~extremes[3];
+    }
+    sg_layer_apply(agreed, checks_agreed);
+    if (checks_agreed && layer->checks.collectives)
+        sg_check_prepare_world();
+    if (!checks_agreed && rank == 0)
+        sg_log(SG_LOG_WARN, NULL, "the ranks read different SCALEGUARD_CHECK or "
+                                  "SCALEGUARD_CHECK_ACTION settings: no checks, on any rank");
     if (agreed) {
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,

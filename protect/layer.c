@@ -79,6 +79,41 @@ static uint64_t fingerprint(const struct sg_rule_set *set)
     return h;
 }
 
+/* The collective checks: off by default; [checks] of the INI (collectives =
+ * yes, action = warn) where SCALEGUARD_CHECK (collectives | none) and
+ * SCALEGUARD_CHECK_ACTION (abort | warn) do not say. A value not understood
+ * is told, and the safe reading taken: no checks, or warn. Returns which of
+ * the two variables were set. */
+static unsigned load_checks(void)
+{
+    const char *check = getenv("SCALEGUARD_CHECK");
+    const char *action = getenv("SCALEGUARD_CHECK_ACTION");
+    unsigned set = (check && *check ? 1u : 0u) | (action && *action ? 2u : 0u);
+    layer.checks_loaded = (struct sg_checks_setting){0, SG_CHECK_ABORT};
+    if ((set & 1) && strcmp(check, "none") != 0) {
+        if (strcmp(check, "collectives") == 0)
+            layer.checks_loaded.collectives = 1;
+        else if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL,
+                   "SCALEGUARD_CHECK=%s is not collectives or none; no checks", check);
+    }
+    if ((set & 2) && strcmp(action, "abort") != 0) {
+        layer.checks_loaded.action = SG_CHECK_WARN;
+        if (strcmp(action, "warn") != 0 && world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL,
+                   "SCALEGUARD_CHECK_ACTION=%s is not abort or warn; using warn", action);
+    }
+    return set;
+}
+
+static void checks_from_ini(const struct sg_checks_config *ini, unsigned set_by_environment)
+{
+    if (!(set_by_environment & 1) && ini->collectives_line)
+        layer.checks_loaded.collectives = ini->collectives;
+    if (!(set_by_environment & 2) && ini->action_line)
+        layer.checks_loaded.action = ini->warn ? SG_CHECK_WARN : SG_CHECK_ABORT;
+}
+
 static void load_layer(void)
 {
     const char *level = getenv("SCALEGUARD_LOG");
@@ -96,6 +131,7 @@ static void load_layer(void)
                    level);
     }
 
+    unsigned checks_set = load_checks();
     layer.fingerprint = fingerprint(&layer.loaded); /* no rules, until some load */
     const char *path = getenv("SCALEGUARD_CONFIG");
     if (path == NULL || *path == '\0') {
@@ -111,6 +147,7 @@ static void load_layer(void)
             sg_log(SG_LOG_WARN, NULL, "%s; going on with Class D protection only", error);
         return;
     }
+    checks_from_ini(&layer.bounds.checks, checks_set);
     /* Two arrays of pointers in one, grouped by routine, each group in file
      * order: every entry, then only those for calls not in place. */
     layer.index = calloc(layer.bounds.count ? 2 * layer.bounds.count : 1, sizeof *layer.index);
@@ -159,6 +196,9 @@ static atomic_bool layer_loaded; /* the hot path's test, before pthread_once's c
 static void load_layer_once(void)
 {
     load_layer();
+    if (!sg_init_seen && layer.checks_loaded.collectives && world_rank() == 0)
+        sg_log(SG_LOG_WARN, NULL, "the collective checks are not on: MPI was initialised past "
+                                  "the layer, so the ranks could not agree to run them");
     atomic_store_explicit(&layer_loaded, 1, memory_order_release);
 }
 
@@ -171,14 +211,17 @@ const struct sg_layer *sg_layer(void)
 
 atomic_uchar sg_passes[SG_ROUTINE_COUNT];
 
-void sg_layer_apply(int agreed)
+void sg_layer_apply(int agreed, int checks_agreed)
 {
     static const struct sg_rule_set class_d_only;
     layer.rules = agreed ? layer.loaded : class_d_only;
+    layer.checks = checks_agreed ? layer.checks_loaded
+                                 : (struct sg_checks_setting){0, SG_CHECK_ABORT};
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) { /* what nothing_can_trigger passes at once */
         int irregular = sg_routines[r].irregular;
         enum sg_pass pass;
-        if (layer.log_level >= SG_LOG_INFO) /* the summary counts every call */
+        /* the summary counts every call; the checks see every call */
+        if (layer.log_level >= SG_LOG_INFO || layer.checks.collectives)
             pass = SG_PASS_NEVER;
         else if (layer.rules.all[r].bounded)
             pass = irregular ? SG_PASS_NEVER : SG_PASS_REPEATS;
@@ -226,9 +269,20 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
 static const char *const workaround_columns = &(SG_WORKAROUND_LIST(SG_WORKAROUND_COLUMN))[1];
 #undef SG_WORKAROUND_COLUMN
 
+/* The collective checks judge what is open on a communicator before it
+ * goes (checks/collective_check.h). */
+SG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    if (layer.checks.collectives && comm != NULL)
+        sg_check_comm_free(*comm);
+    return PMPI_Comm_free(comm);
+}
+
 SG_EXPORT int MPI_Finalize(void)
 {
     sg_pending_finish_all(); /* requests the caller freed before they completed */
+    if (layer.checks.collectives)
+        sg_check_finish_all(layer.checks.action); /* the I-forms' checks still open */
     sg_scratch_release_all();
     enum sg_log_level level = sg_layer()->log_level;
     if (level >= SG_LOG_WARN && world_rank() == 0) {

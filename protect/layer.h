@@ -6,6 +6,7 @@
 
 #include "bounds.h"
 #include "collective.h"
+#include "collective_check.h"
 
 enum sg_log_level { SG_LOG_QUIET, SG_LOG_WARN, SG_LOG_INFO, SG_LOG_DEBUG };
 
@@ -37,6 +38,12 @@ struct sg_layer {
     struct sg_rule_set rules;
     uint64_t fingerprint; /* digest of `loaded`: every field a decision reads */
     const char *path;     /* the INI the rules came from, NULL when none */
+    /* The collective checks (SCALEGUARD_CHECK, SCALEGUARD_CHECK_ACTION): as
+     * this process read them, and in force once every rank read the same. */
+    struct sg_checks_setting {
+        int collectives;
+        enum sg_check_action action;
+    } checks_loaded, checks;
     char source[600];     /* what this process loaded, for the ranks' report */
 };
 
@@ -44,8 +51,9 @@ struct sg_layer {
  * the ranks agree on it (agree.c). */
 const struct sg_layer *sg_layer(void);
 
-/* Put the loaded rules in force (agreed) or leave Class D protection only. */
-void sg_layer_apply(int agreed);
+/* Put the loaded rules in force (agreed) or leave Class D protection only;
+ * the loaded checks setting (checks_agreed) or none. */
+void sg_layer_apply(int agreed, int checks_agreed);
 
 /* Per routine, which of its calls protect.c's wrappers send straight to
  * PMPI, before the handler, where no summary counts the calls: without a

@@ -11,6 +11,8 @@
 #     configured for every routine that the call stays under; next to them
 #     their floor (case `floor`): a preload that only forwards each call to
 #     PMPI (tests/benchmark/forward.c), the cost of interposing at all;
+#   the collective checks on (case `checks`: `[checks] collectives = yes`,
+#     no bounds), the same sizes, and where `none` ran too, against it;
 #   each workaround forced (cases W1-B, W2, W1-A): 1, 8 and 64 MiB, with a
 #     bound of a fraction of the call's trigger value (W1-B: a quarter, four
 #     rounds at every size; W1-A: half of n P, groups of 2).
@@ -20,7 +22,7 @@
 # SCALEGUARD_BENCH_PROCS sets P (default 2): with more ranks than cores,
 # busy-polling MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
 # "mpich openmpi") chooses the MPIs, SCALEGUARD_BENCH_CASES (default all:
-# "floor none shipped cfg W1-B W2 W1-A W3") the cases; a run of some cases
+# "floor none shipped cfg checks W1-B W2 W1-A W3") the cases; a run of some cases
 # writes a report of those only (give it a REPORT of its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -122,9 +124,9 @@ run() {
     --bytes "$bytes" --seconds "$seconds" --reps "$reps" "$@"
 }
 
-read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg W1-B W2 W1-A W3}"
+read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg checks W1-B W2 W1-A W3}"
 for kase in "${cases[@]}"; do
-  [[ " floor none shipped cfg ${forced[*]%% *} " == *" $kase "* ]] ||
+  [[ " floor none shipped cfg checks ${forced[*]%% *} " == *" $kase "* ]] ||
     { echo "bench-protect: unknown case '$kase' in SCALEGUARD_BENCH_CASES" >&2; exit 1; }
 done
 selected() { [[ " ${cases[*]} " == *" $1 "* ]]; }
@@ -199,7 +201,31 @@ vform() {
   done
 }
 
-for bytes in "${untriggered_sizes[@]}"; do cp "$untriggered" "$work/cfg-$bytes.ini"; done
+# checks MPI: the checks' ratio over the layer's without them (case none),
+# each the median of its own run against the bare call.
+checks() {
+  local mpi=$1 bytes routine
+  printf '\n#### %s — the collective checks against the layer without them (checks ratio / none ratio)\n\n| routine |' "$mpi"
+  for bytes in "${untriggered_sizes[@]}"; do printf ' %s B |' "$bytes"; done
+  printf '\n|---|'
+  for bytes in "${untriggered_sizes[@]}"; do printf -- '---:|'; done
+  printf '\n'
+  for routine in "${routines[@]}"; do
+    printf '| MPI_%s |' "$routine"
+    for bytes in "${untriggered_sizes[@]}"; do
+      awk -v r="MPI_$routine" '$1 == r { ratio[FILENAME] = $5 }
+        END { for (f in ratio) if (f ~ /-checks-/) c = ratio[f]; else n = ratio[f]
+              printf " %.3f |", c / n }' \
+        "$work/$mpi-checks-$bytes.txt" "$work/$mpi-none-$bytes.txt"
+    done
+    printf '\n'
+  done
+}
+
+for bytes in "${untriggered_sizes[@]}"; do
+  cp "$untriggered" "$work/cfg-$bytes.ini"
+  printf '[checks]\ncollectives = yes\n' >"$work/checks-$bytes.ini"
+done
 for item in "${forced[@]}"; do
   read -r name trigger divisor <<<"$item"
   for bytes in "${forced_sizes[@]}"; do
@@ -244,6 +270,9 @@ done
       "${untriggered_sizes[@]}"
     table "no trigger, a bound configured for every routine" "$mpi" cfg 0.4 8 \
       "${untriggered_sizes[@]}"
+    table "the collective checks on (\`[checks] collectives = yes\`, no bounds)" "$mpi" checks \
+      0.4 8 "${untriggered_sizes[@]}"
+    ! selected checks || ! selected none || checks "$mpi"
     for item in "${forced[@]}"; do
       read -r name trigger divisor <<<"$item"
       local_bound="$trigger bound = $trigger/$divisor"

@@ -114,6 +114,8 @@ static void test_example(void)
     CHECK_STR(b.platform.hostname, "node01");
     CHECK_STR(b.platform.measured, "2026-11-21T21:00:00Z");
     CHECK_STR(b.platform.launcher, "local");
+    CHECK(b.checks.collectives == 0 && b.checks.collectives_line == 27);
+    CHECK(b.checks.warn == 0 && b.checks.action_line == 28);
     CHECK_U64(b.count, 5);
 
     int classes[3] = {0};
@@ -283,6 +285,29 @@ static void test_platform_files(void)
 
 /* ---- what is accepted ----------------------------------------------------- */
 
+/* [checks]: each key's value and line; absent keys keep line 0. */
+static void test_checks_section(void)
+{
+    struct sg_bounds b;
+    char error[512] = "";
+    const char *text = "[checks]\ncollectives = yes ; on for every job\n\n"
+                       "[MPI_Scatterv]\nclass = D\n[checks#2]\n";
+    int status = load_string(text, &b, NULL, error, sizeof error);
+    CHECK(status == 0);
+    CHECK(b.checks.collectives == 1);
+    CHECK_U64(b.checks.collectives_line, 2);
+    CHECK_U64(b.checks.action_line, 0);
+    CHECK_U64(b.count, 1);
+    sg_bounds_free(&b);
+    status = load_string("[checks]\naction = warn\ncollectives = no\n", &b, NULL, error,
+                         sizeof error);
+    CHECK(status == 0);
+    CHECK(b.checks.collectives == 0 && b.checks.warn == 1);
+    CHECK_U64(b.checks.collectives_line, 3);
+    CHECK_U64(b.checks.action_line, 2);
+    sg_bounds_free(&b);
+}
+
 static void test_accepted_forms(void)
 {
     struct sg_bounds b;
@@ -311,6 +336,8 @@ static void test_accepted_forms(void)
     }
     CHECK_STR(b.platform.hostname, "");
     CHECK_STR(b.platform.launcher, "slurm");
+    CHECK_U64(b.checks.collectives_line, 0); /* no [checks]: absent */
+    CHECK_U64(b.checks.action_line, 0);
     CHECK_U64(b.count, 2);
     if (b.count == 2) {
         CHECK(b.entries[0].routine == SG_MPI_Ialltoallv);
@@ -439,6 +466,10 @@ static const struct bad_case bad_cases[] = {
     {G_HEAD "bound = 5\nfail_seconds =\n", 5, "bad seconds"},
     {G_HEAD "bound = 5\nfail_seconds = 123456789012345678901\n", 5, "bad seconds"},
     {"[platform]\nlauncher = pbs\n", 2, "launcher must be local or slurm"},
+    {"[checks]\ncollectives = on\n", 2, "collectives must be yes or no, not 'on'"},
+    {"[checks]\naction = exit\n", 2, "action must be warn or abort, not 'exit'"},
+    {"[checks]\ncollectives = yes\ncollectives = no\n", 3, "duplicate key 'collectives'"},
+    {"[checks]\n[platform]\n[checks]\n", 3, "duplicate section [checks]"},
     /* required keys: the line of the section header */
     {"[platform]\n\n[MPI_Scatter]\nclass = G\ntrigger = snP\n", 3, "class G needs a bound"},
     {"[MPI_Scatter]\nclass = G\nbound = 5\n", 1, "class G needs a trigger"},
@@ -896,6 +927,7 @@ int main(void)
     test_example();
     test_platform_files();
     test_accepted_forms();
+    test_checks_section();
     test_rejected();
     test_warnings();
     test_round_trip();

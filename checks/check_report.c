@@ -1,0 +1,362 @@
+/* The diagnosis of a mismatch: see check_report.h. Off the hot path: only
+ * a call whose ranks disagree comes here. */
+#include "check_report.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SG_CHECK_OPS(X)                                                                            \
+    X(MPI_MAX) X(MPI_MIN) X(MPI_SUM) X(MPI_PROD) X(MPI_LAND) X(MPI_BAND) X(MPI_LOR) X(MPI_BOR)   \
+    X(MPI_LXOR) X(MPI_BXOR) X(MPI_MINLOC) X(MPI_MAXLOC) X(MPI_REPLACE) X(MPI_NO_OP)
+
+int sg_check_op_index(MPI_Op op)
+{
+    int index = 1;
+#define SG_OP_MATCH(O)                                                                             \
+    if (op == O)                                                                                   \
+        return index;                                                                              \
+    index++;
+    SG_CHECK_OPS(SG_OP_MATCH)
+#undef SG_OP_MATCH
+    return op == MPI_OP_NULL ? 0 : SG_CHECK_USER_OP;
+}
+
+static const char *op_name(int index)
+{
+    static const char *const names[] = {
+#define SG_OP_NAME(O) #O,
+        SG_CHECK_OPS(SG_OP_NAME)
+#undef SG_OP_NAME
+    };
+    if (index >= 1 && index <= (int)(sizeof names / sizeof *names))
+        return names[index - 1];
+    return index == 0 ? "MPI_OP_NULL" : "a user-defined op";
+}
+
+/* ---- the message ------------------------------------------------------------- */
+
+#define VALUE_LENGTH 600
+#define BLOCKS_LENGTH (MPI_MAX_OBJECT_NAME + 100)
+#define MESSAGE_LENGTH 4096
+#define GROUPS_NAMED 8
+
+static void append(char *out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void append(char *out, const char *format, ...)
+{
+    size_t used = strlen(out);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(out + used, MESSAGE_LENGTH - used, format, args);
+    va_end(args);
+}
+
+/* "ranks 0,2-3 A; rank 1 B": the ranks grouped by value, in the order of
+ * each group's first rank; ranks whose value is "" left out. */
+static void append_groups(char *out, char (*values)[VALUE_LENGTH], int procs)
+{
+    int groups = 0;
+    for (int r = 0; r < procs; r++) {
+        int first = values[r][0] != '\0';
+        for (int q = 0; q < r && first; q++)
+            first = strcmp(values[q], values[r]) != 0;
+        if (!first)
+            continue;
+        if (++groups > GROUPS_NAMED) {
+            append(out, "; and more");
+            return;
+        }
+        int members = 0;
+        char ranks[256] = "";
+        for (int q = r; q < procs; q++) {
+            if (strcmp(values[q], values[r]) != 0)
+                continue;
+            int last = q;
+            while (last + 1 < procs && strcmp(values[last + 1], values[r]) == 0)
+                last++;
+            size_t used = strlen(ranks);
+            snprintf(ranks + used, sizeof ranks - used, last > q ? "%s%d-%d" : "%s%d",
+                     members ? "," : "", q, last);
+            members += last - q + 1;
+            q = last;
+        }
+        append(out, "%srank%s %s %s", groups > 1 ? "; " : "", members > 1 ? "s" : "", ranks,
+               values[r]);
+    }
+}
+
+/* "2 x MPI_INT (2 basic elements)" */
+static void describe_blocks(char *out, size_t size, int64_t count, const char *type,
+                            uint64_t elements, uint64_t hash, int predefined)
+{
+    if (predefined)
+        snprintf(out, size, "%" PRId64 " x %s (%" PRIu64 " basic element%s)", count, type,
+                 elements, elements == 1 ? "" : "s");
+    else
+        snprintf(out, size, "%" PRId64 " x a derived datatype (%" PRIu64
+                 " basic element%s, signature %08" PRIx64 ")",
+                 count, elements, elements == 1 ? "" : "s", hash >> 32);
+}
+
+static void describe_side(char *out, size_t size, const char *verb,
+                          const struct sg_check_side *s)
+{
+    struct sg_signature sig = sg_signature_repeat(s->type_signature, (uint64_t)s->count);
+    char blocks[BLOCKS_LENGTH];
+    describe_blocks(blocks, sizeof blocks, s->count, s->type_name, sig.count, sig.hash,
+                    s->predefined);
+    snprintf(out, size, "%s %s", verb, blocks);
+}
+
+static int differs(const struct sg_check_facts *all, int procs, size_t offset, size_t size)
+{
+    const char *first = (const char *)&all[0] + offset;
+    for (int r = 1; r < procs; r++)
+        if (memcmp((const char *)&all[r] + offset, first, size) != 0)
+            return 1;
+    return 0;
+}
+
+/* Rank 0: what the ranks disagree on, the first difference in the order a
+ * reader needs it (a different routine makes the rest moot). */
+static void compose(char *out, const struct sg_check_facts *all, int procs,
+                    const struct sg_check_block *blocks, uint64_t flags)
+{
+    char(*values)[VALUE_LENGTH] = calloc((size_t)procs, sizeof *values);
+    if (values == NULL) {
+        append(out, "the ranks disagree (no memory to say on what)");
+        return;
+    }
+    const struct sg_routine_info *info = &sg_routines[all[0].routine];
+#define DIFFERS(field) differs(all, procs, offsetof(struct sg_check_facts, field), \
+                               sizeof all[0].field)
+    if (DIFFERS(routine)) {
+        for (int r = 0; r < procs; r++)
+            snprintf(values[r], VALUE_LENGTH, "%s", sg_routines[all[r].routine].name);
+        append(out, "the ranks call different collectives: ");
+    } else if (DIFFERS(root)) {
+        for (int r = 0; r < procs; r++)
+            snprintf(values[r], VALUE_LENGTH, "root %d", (int)all[r].root);
+        append(out, "the ranks name different roots: ");
+    } else if (DIFFERS(op)) {
+        for (int r = 0; r < procs; r++)
+            snprintf(values[r], VALUE_LENGTH, "%s", op_name(all[r].op));
+        append(out, "the ranks pass different ops: ");
+    } else if (flags & SG_CHECK_MISUSED) {
+        for (int r = 0; r < procs; r++)
+            if (all[r].misused)
+                snprintf(values[r], VALUE_LENGTH, "%s",
+                         info->in_place_side == SG_IN_PLACE_NONE
+                             ? "passing MPI_IN_PLACE, which this routine never takes"
+                         : info->rooted && r != all[r].root
+                             ? "passing MPI_IN_PLACE off the root, where only the root may"
+                             : "passing MPI_IN_PLACE for the buffer that never takes it");
+        append(out, "MPI_IN_PLACE where the standard does not allow it: ");
+    } else if (!info->rooted && DIFFERS(send_in_place)) {
+        for (int r = 0; r < procs; r++)
+            snprintf(values[r], VALUE_LENGTH, "%s",
+                     all[r].send_in_place ? "passing MPI_IN_PLACE" : "not");
+        append(out, "MPI_IN_PLACE on some ranks only (all or none): ");
+    } else if (!all[0].pairs) {
+        for (int r = 0; r < procs; r++) {
+            char send[BLOCKS_LENGTH + 10] = "", recv[BLOCKS_LENGTH + 10] = "";
+            if (all[r].send.present)
+                describe_side(send, sizeof send, "sending", &all[r].send);
+            if (all[r].recv.present) /* Bcast's one buffer is its receive side */
+                describe_side(recv, sizeof recv,
+                              info->send == SG_SIDE_NONE ? "with" : "receiving", &all[r].recv);
+            snprintf(values[r], VALUE_LENGTH, "%s%s%s", send,
+                     *send && *recv ? " and " : "", recv);
+        }
+        append(out, "the type signatures differ: ");
+    } else {
+        free(values);
+        values = NULL;
+        append(out, "the type signatures of a block and its receive differ: ");
+        int found = 0;
+        for (int i = 0; blocks != NULL && i < procs; i++)
+            for (int j = 0; j < procs; j++) {
+                const struct sg_check_block *sent = &blocks[(size_t)i * 2 * procs + j];
+                const struct sg_check_block *got =
+                    &blocks[(size_t)j * 2 * procs + (size_t)procs + i];
+                if (!all[i].blocks_known || !all[j].blocks_known || sent->count < 0 ||
+                    got->count < 0 ||
+                    (sent->hash == got->hash && sent->elements == got->elements))
+                    continue;
+                if (found++ == 0) {
+                    char a[BLOCKS_LENGTH], b[BLOCKS_LENGTH];
+                    describe_blocks(a, sizeof a, sent->count, all[i].send.type_name,
+                                    sent->elements, sent->hash, all[i].send.predefined);
+                    describe_blocks(b, sizeof b, got->count, all[j].recv.type_name,
+                                    got->elements, got->hash, all[j].recv.predefined);
+                    append(out, "rank %d sends %s to rank %d, which receives %s from it", i, a,
+                           j, b);
+                }
+            }
+        if (found > 1)
+            append(out, " (and %d more pair%s)", found - 1, found > 2 ? "s" : "");
+        if (found == 0)
+            append(out, "which pair is not known (the counts of an I-form are not kept)");
+    }
+#undef DIFFERS
+    if (values != NULL)
+        append_groups(out, values, procs);
+    free(values);
+}
+
+/* ---- the exchange and the action --------------------------------------------- */
+
+static void name_type(struct sg_check_side *s)
+{
+    int length = 0;
+    s->type_name[0] = '\0';
+    if (s->present && s->predefined &&
+        PMPI_Type_get_name(s->type, s->type_name, &length) != MPI_SUCCESS)
+        s->type_name[0] = '\0';
+}
+
+static void tell(const char *message, enum sg_check_action action)
+{
+    fprintf(stderr, "scaleguard: %s; %s\n", message,
+            action == SG_CHECK_ABORT
+                ? "aborting the job (SCALEGUARD_CHECK_ACTION=warn only warns)"
+                : "going on as SCALEGUARD_CHECK_ACTION=warn asks: what the call does now "
+                  "is up to the MPI");
+    fflush(stderr);
+}
+
+static void abort_job(void)
+{
+    /* the message through the launcher's forwarding of standard error
+     * first, which an abort at once cuts short (seen with MPICH's hydra) */
+    nanosleep(&(struct timespec){0, 500 * 1000 * 1000}, NULL);
+    PMPI_Abort(MPI_COMM_WORLD, SG_CHECK_ABORT_CODE);
+}
+
+/* ": world ranks 1,3" for a communicator other than MPI_COMM_WORLD (the
+ * ranks the message names are the communicator's). */
+static void world_ranks(MPI_Comm comm, int procs, char *out, size_t size)
+{
+    MPI_Group group, world;
+    int *ranks = malloc(2 * (size_t)procs * sizeof *ranks);
+    *out = '\0';
+    if (comm == MPI_COMM_WORLD || ranks == NULL || PMPI_Comm_group(comm, &group) != MPI_SUCCESS) {
+        free(ranks);
+        return;
+    }
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (int r = 0; r < procs; r++)
+        ranks[r] = r;
+    if (PMPI_Group_translate_ranks(group, procs, ranks, world, ranks + procs) == MPI_SUCCESS) {
+        snprintf(out, size, ": world rank%s", procs > 1 ? "s" : "");
+        for (int r = 0; r < procs; r++) {
+            int last = r;
+            while (last + 1 < procs && ranks[procs + last + 1] == ranks[procs + last] + 1)
+                last++;
+            size_t used = strlen(out);
+            if (used + 24 >= size) {
+                snprintf(out + used, size - used, ",...");
+                break;
+            }
+            snprintf(out + used, size - used, last > r ? "%s%d-%d" : "%s%d", r ? "," : " ",
+                     ranks[procs + r], ranks[procs + last]);
+            r = last;
+        }
+    }
+    PMPI_Group_free(&world);
+    PMPI_Group_free(&group);
+    free(ranks);
+}
+
+/* A rank's blocks where they are not known: sent all the same. */
+static struct sg_check_block unknown_blocks[2 * SG_CHECK_PAIRS_NAMED_MAX];
+
+static atomic_flag told = ATOMIC_FLAG_INIT; /* the first mismatch this process tells */
+
+void sg_check_report(MPI_Comm copy, MPI_Comm comm, struct sg_check_facts *facts,
+                     uint64_t flags, const struct sg_check_block *blocks,
+                     enum sg_check_action action)
+{
+    int procs, rank;
+    PMPI_Comm_size(copy, &procs);
+    PMPI_Comm_rank(copy, &rank);
+    name_type(&facts->send);
+    name_type(&facts->recv);
+    facts->blocks_known = blocks != NULL;
+    /* Every rank takes part in the same calls, whatever rank 0 can hold. */
+    struct sg_check_facts *all = rank == 0 ? malloc((size_t)procs * sizeof *all) : NULL;
+    int room = rank != 0 || all != NULL;
+    PMPI_Bcast(&room, 1, MPI_INT, 0, copy);
+    if (room)
+        PMPI_Gather(facts, (int)sizeof *facts, MPI_BYTE, all, (int)sizeof *facts, MPI_BYTE, 0,
+                    copy);
+    size_t row = 2 * (size_t)procs;
+    struct sg_check_block *every = NULL;
+    int want = 0; /* the blocks, where every rank calls one routine with counts per rank */
+    if (rank == 0 && room && procs <= SG_CHECK_PAIRS_NAMED_MAX) {
+        want = 1;
+        for (int r = 0; r < procs; r++)
+            want &= all[r].routine == all[0].routine && all[r].pairs;
+        if (want && (every = malloc(row * (size_t)procs * sizeof *every)) == NULL)
+            want = 0;
+    }
+    PMPI_Bcast(&want, 1, MPI_INT, 0, copy);
+    if (want)
+        PMPI_Gather(blocks ? blocks : unknown_blocks, (int)(row * sizeof *blocks), MPI_BYTE,
+                    every, (int)(row * sizeof *blocks), MPI_BYTE, 0, copy);
+    if (rank == 0 && !atomic_flag_test_and_set(&told)) {
+        char *message = calloc(1, MESSAGE_LENGTH);
+        char name[MPI_MAX_OBJECT_NAME] = "", members[160] = "";
+        int length = 0;
+        PMPI_Comm_get_name(comm, name, &length);
+        world_ranks(comm, procs, members, sizeof members);
+        if (message != NULL && room) {
+            append(message, "collective check: %s on %s%s (%d ranks%s), call %" PRIu64 " on it: ",
+                   sg_routines[all[0].routine].name, *name ? "" : "a communicator", name,
+                   procs, members, all[0].call);
+            compose(message, all, procs, want ? every : NULL, flags);
+        } else if (message != NULL) {
+            append(message, "collective check: the ranks of a call on %s disagree (no memory "
+                            "to say on what)", *name ? name : "a communicator");
+        }
+        tell(message ? message : "collective check: the ranks disagree", action);
+        free(message);
+    }
+    free(every);
+    free(all);
+    if (action == SG_CHECK_ABORT) {
+        PMPI_Barrier(copy); /* the message is out before any rank goes */
+        if (rank == 0)
+            abort_job();
+        PMPI_Barrier(copy); /* until rank 0's abort ends the job */
+    }
+}
+
+void sg_check_tell_unexamined(MPI_Comm copy, MPI_Comm comm, const struct sg_check_facts *facts,
+                              enum sg_check_action action)
+{
+    int procs, rank;
+    PMPI_Comm_size(copy, &procs);
+    PMPI_Comm_rank(copy, &rank);
+    if (rank != 0)
+        return;
+    if (!atomic_flag_test_and_set(&told)) {
+        char message[MESSAGE_LENGTH] = "", name[MPI_MAX_OBJECT_NAME] = "", members[160] = "";
+        int length = 0;
+        PMPI_Comm_get_name(comm, name, &length);
+        world_ranks(comm, procs, members, sizeof members);
+        append(message, "collective check: %s on %s%s (%d ranks%s), call %" PRIu64 " on it: "
+                        "its ranks disagree (found at MPI_Finalize, where they are not asked on "
+                        "what; a blocking collective call on it after this one would tell)",
+               sg_routines[facts->routine].name, *name ? "" : "a communicator", name, procs,
+               members, facts->call);
+        tell(message, action);
+    }
+    if (action == SG_CHECK_ABORT)
+        abort_job();
+}
