@@ -3,6 +3,7 @@
 #include "check_report.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -113,6 +114,18 @@ static void describe_side(char *out, size_t size, const char *verb,
     snprintf(out, size, "%s %s", verb, blocks);
 }
 
+/* A rank's call as the diagnosis names it: its routine, or none. */
+static const char *call_name(const struct sg_check_facts *f)
+{
+    switch (f->routine) {
+    case SG_CHECK_NO_CALL: return "no call (it made fewer calls on it)";
+    case SG_CHECK_NO_ANSWER: return "no answer (not judging this call yet: in another call?)";
+    case SG_CHECK_FINALIZED: return "no call: in MPI_Finalize";
+    case SG_CHECK_FREED: return "no call: in MPI_Comm_free of it";
+    default: return sg_routines[f->routine].name;
+    }
+}
+
 static int differs(const struct sg_check_facts *all, int procs, size_t offset, size_t size)
 {
     const char *first = (const char *)&all[0] + offset;
@@ -132,12 +145,12 @@ static void compose(char *out, const struct sg_check_facts *all, int procs,
         append(out, "the ranks disagree (no memory to say on what)");
         return;
     }
-    const struct sg_routine_info *info = &sg_routines[all[0].routine];
+    const struct sg_routine_info *info = &sg_routines[all[0].routine < 0 ? 0 : all[0].routine];
 #define DIFFERS(field) differs(all, procs, offsetof(struct sg_check_facts, field), \
                                sizeof all[0].field)
     if (DIFFERS(routine)) {
         for (int r = 0; r < procs; r++)
-            snprintf(values[r], VALUE_LENGTH, "%s", sg_routines[all[r].routine].name);
+            snprintf(values[r], VALUE_LENGTH, "%s", call_name(&all[r]));
         append(out, "the ranks call different collectives: ");
     } else if (DIFFERS(root)) {
         for (int r = 0; r < procs; r++)
@@ -273,13 +286,103 @@ static void world_ranks(MPI_Comm comm, int procs, char *out, size_t size)
     free(ranks);
 }
 
-/* A rank's blocks where they are not known: sent all the same. */
-static struct sg_check_block unknown_blocks[2 * SG_CHECK_PAIRS_NAMED_MAX];
+/* The first mismatch this process tells. */
+static atomic_flag told = ATOMIC_FLAG_INIT;
 
-static atomic_flag told = ATOMIC_FLAG_INIT; /* the first mismatch this process tells */
+/* How long rank 0 waits for the other ranks' facts, and they for its
+ * abort. A rank judges a call when it makes a later one on the
+ * communicator (or frees it, or finalises), so one still in another call
+ * does not answer: the message then says so. */
+#define ANSWER_SECONDS 2.0
+#define ABORT_SECONDS 5.0
+
+/* What a rank sends rank 0: its facts, then its blocks where it knows them.
+ * Kept until MPI_Finalize (the sends may outlive the call). */
+struct answer {
+    struct sg_check_facts facts;
+    MPI_Request requests[2];
+    struct answer *next;
+    struct sg_check_block blocks[];
+};
+static struct answer *answers;
+static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int tag_of(uint64_t call) { return (int)(call % 16000) * 2 + 1; }
+
+/* Rank 0: every rank's facts (and blocks, `every`: procs x 2 x procs), as
+ * many as arrive within ANSWER_SECONDS; the others are marked. */
+static void collect(MPI_Comm copy, int procs, const struct sg_check_facts *own,
+                    const struct sg_check_block *own_blocks, struct sg_check_facts *all,
+                    struct sg_check_block *every)
+{
+    int tag = tag_of(own->call);
+    size_t row = 2 * (size_t)procs;
+    MPI_Request *facts = malloc((size_t)procs * sizeof *facts);
+    MPI_Request *blocks = malloc((size_t)procs * sizeof *blocks);
+    all[0] = *own;
+    if (every != NULL && own_blocks != NULL)
+        memcpy(every, own_blocks, row * sizeof *every);
+    for (int r = 0; r < procs; r++) {
+        facts[r] = blocks[r] = MPI_REQUEST_NULL;
+        if (r > 0) {
+            all[r] = (struct sg_check_facts){.routine = SG_CHECK_NO_ANSWER, .call = own->call};
+            PMPI_Irecv(&all[r], (int)sizeof *all, MPI_BYTE, r, tag, copy, &facts[r]);
+        }
+    }
+    double until = PMPI_Wtime() + ANSWER_SECONDS;
+    for (int waiting = procs - 1; waiting > 0 && PMPI_Wtime() < until;) {
+        for (int r = 1; r < procs; r++) {
+            int done = 0;
+            if (facts[r] == MPI_REQUEST_NULL ||
+                PMPI_Test(&facts[r], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+                continue;
+            waiting--;
+            if (all[r].blocks_known && every != NULL)
+                PMPI_Irecv(every + (size_t)r * row, (int)(row * sizeof *every), MPI_BYTE, r,
+                           tag + 1, copy, &blocks[r]);
+            else
+                all[r].blocks_known = 0;
+        }
+    }
+    for (int r = 1; r < procs; r++) {
+        if (facts[r] != MPI_REQUEST_NULL) { /* no answer: its receive withdrawn */
+            PMPI_Cancel(&facts[r]);
+            PMPI_Wait(&facts[r], MPI_STATUS_IGNORE);
+            all[r] = (struct sg_check_facts){.routine = SG_CHECK_NO_ANSWER, .call = own->call};
+        }
+        if (blocks[r] != MPI_REQUEST_NULL) /* sent right after its facts */
+            PMPI_Wait(&blocks[r], MPI_STATUS_IGNORE);
+    }
+    free(facts);
+    free(blocks);
+}
+
+/* Another rank: its facts (and blocks) to rank 0, not waiting for them to
+ * arrive. */
+static void answer(MPI_Comm copy, const struct sg_check_facts *facts,
+                   const struct sg_check_block *blocks, int procs)
+{
+    size_t row = blocks ? 2 * (size_t)procs : 0;
+    struct answer *a = malloc(sizeof *a + row * sizeof *a->blocks);
+    if (a == NULL)
+        return;
+    a->facts = *facts;
+    a->requests[0] = a->requests[1] = MPI_REQUEST_NULL;
+    int tag = tag_of(facts->call);
+    PMPI_Isend(&a->facts, (int)sizeof a->facts, MPI_BYTE, 0, tag, copy, &a->requests[0]);
+    if (blocks != NULL) {
+        memcpy(a->blocks, blocks, row * sizeof *blocks);
+        PMPI_Isend(a->blocks, (int)(row * sizeof *blocks), MPI_BYTE, 0, tag + 1, copy,
+                   &a->requests[1]);
+    }
+    pthread_mutex_lock(&answers_lock);
+    a->next = answers;
+    answers = a;
+    pthread_mutex_unlock(&answers_lock);
+}
 
 void sg_check_report(MPI_Comm copy, MPI_Comm comm, struct sg_check_facts *facts,
-                     uint64_t flags, const struct sg_check_block *blocks,
+                     uint64_t flags, const struct sg_check_block *blocks, int block_procs,
                      enum sg_check_action action)
 {
     int procs, rank;
@@ -287,39 +390,45 @@ void sg_check_report(MPI_Comm copy, MPI_Comm comm, struct sg_check_facts *facts,
     PMPI_Comm_rank(copy, &rank);
     name_type(&facts->send);
     name_type(&facts->recv);
-    facts->blocks_known = blocks != NULL;
-    /* Every rank takes part in the same calls, whatever rank 0 can hold. */
-    struct sg_check_facts *all = rank == 0 ? malloc((size_t)procs * sizeof *all) : NULL;
-    int room = rank != 0 || all != NULL;
-    PMPI_Bcast(&room, 1, MPI_INT, 0, copy);
-    if (room)
-        PMPI_Gather(facts, (int)sizeof *facts, MPI_BYTE, all, (int)sizeof *facts, MPI_BYTE, 0,
-                    copy);
-    size_t row = 2 * (size_t)procs;
-    struct sg_check_block *every = NULL;
-    int want = 0; /* the blocks, where every rank calls one routine with counts per rank */
-    if (rank == 0 && room && procs <= SG_CHECK_PAIRS_NAMED_MAX) {
-        want = 1;
-        for (int r = 0; r < procs; r++)
-            want &= all[r].routine == all[0].routine && all[r].pairs;
-        if (want && (every = malloc(row * (size_t)procs * sizeof *every)) == NULL)
-            want = 0;
+    facts->blocks_known = blocks != NULL && block_procs == procs;
+    if (rank != 0) {
+        answer(copy, facts, facts->blocks_known ? blocks : NULL, procs);
+        if (action == SG_CHECK_ABORT) { /* rank 0 tells and aborts, unless it cannot */
+            double until = PMPI_Wtime() + ANSWER_SECONDS + ABORT_SECONDS;
+            while (PMPI_Wtime() < until)
+                nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+            char message[MESSAGE_LENGTH] = "";
+            append(message, "collective check: %s, call %" PRIu64 " on a communicator of %d "
+                            "ranks: its ranks disagree, and its rank 0 has not told on what "
+                            "(this is its rank %d)",
+                   call_name(facts), facts->call, procs, rank);
+            tell(message, action);
+            abort_job();
+        }
+        return;
     }
-    PMPI_Bcast(&want, 1, MPI_INT, 0, copy);
-    if (want)
-        PMPI_Gather(blocks ? blocks : unknown_blocks, (int)(row * sizeof *blocks), MPI_BYTE,
-                    every, (int)(row * sizeof *blocks), MPI_BYTE, 0, copy);
-    if (rank == 0 && !atomic_flag_test_and_set(&told)) {
+    struct sg_check_facts *all = malloc((size_t)procs * sizeof *all);
+    int named = procs <= SG_CHECK_PAIRS_NAMED_MAX && facts->pairs;
+    struct sg_check_block *every =
+        named ? malloc(2 * (size_t)procs * (size_t)procs * sizeof *every) : NULL;
+    if (all != NULL)
+        collect(copy, procs, facts, facts->blocks_known ? blocks : NULL, all, every);
+    if (!atomic_flag_test_and_set(&told)) {
         char *message = calloc(1, MESSAGE_LENGTH);
         char name[MPI_MAX_OBJECT_NAME] = "", members[160] = "";
-        int length = 0;
+        int length = 0, first = 0;
         PMPI_Comm_get_name(comm, name, &length);
         world_ranks(comm, procs, members, sizeof members);
-        if (message != NULL && room) {
+        while (all != NULL && first + 1 < procs && all[first].routine < 0)
+            first++; /* the header names a rank's call */
+        if (message != NULL && all != NULL) {
             append(message, "collective check: %s on %s%s (%d ranks%s), call %" PRIu64 " on it: ",
-                   sg_routines[all[0].routine].name, *name ? "" : "a communicator", name,
-                   procs, members, all[0].call);
-            compose(message, all, procs, want ? every : NULL, flags);
+                   call_name(&all[first]), *name ? "" : "a communicator", name, procs, members,
+                   facts->call);
+            int with_blocks = every != NULL;
+            for (int r = 0; r < procs; r++)
+                with_blocks &= all[r].blocks_known;
+            compose(message, all, procs, with_blocks ? every : NULL, flags);
         } else if (message != NULL) {
             append(message, "collective check: the ranks of a call on %s disagree (no memory "
                             "to say on what)", *name ? name : "a communicator");
@@ -329,34 +438,20 @@ void sg_check_report(MPI_Comm copy, MPI_Comm comm, struct sg_check_facts *facts,
     }
     free(every);
     free(all);
-    if (action == SG_CHECK_ABORT) {
-        PMPI_Barrier(copy); /* the message is out before any rank goes */
-        if (rank == 0)
-            abort_job();
-        PMPI_Barrier(copy); /* until rank 0's abort ends the job */
-    }
-}
-
-void sg_check_tell_unexamined(MPI_Comm copy, MPI_Comm comm, const struct sg_check_facts *facts,
-                              enum sg_check_action action)
-{
-    int procs, rank;
-    PMPI_Comm_size(copy, &procs);
-    PMPI_Comm_rank(copy, &rank);
-    if (rank != 0)
-        return;
-    if (!atomic_flag_test_and_set(&told)) {
-        char message[MESSAGE_LENGTH] = "", name[MPI_MAX_OBJECT_NAME] = "", members[160] = "";
-        int length = 0;
-        PMPI_Comm_get_name(comm, name, &length);
-        world_ranks(comm, procs, members, sizeof members);
-        append(message, "collective check: %s on %s%s (%d ranks%s), call %" PRIu64 " on it: "
-                        "its ranks disagree (found at MPI_Finalize, where they are not asked on "
-                        "what; a blocking collective call on it after this one would tell)",
-               sg_routines[facts->routine].name, *name ? "" : "a communicator", name, procs,
-               members, facts->call);
-        tell(message, action);
-    }
     if (action == SG_CHECK_ABORT)
         abort_job();
+}
+
+void sg_check_report_finish(void)
+{
+    pthread_mutex_lock(&answers_lock);
+    for (struct answer *a = answers, *next; a != NULL; a = next) {
+        next = a->next;
+        for (int i = 0; i < 2; i++)
+            if (a->requests[i] != MPI_REQUEST_NULL)
+                PMPI_Request_free(&a->requests[i]);
+        free(a);
+    }
+    answers = NULL;
+    pthread_mutex_unlock(&answers_lock);
 }

@@ -10,6 +10,7 @@
 enum {
     SG_CHECK_MISUSED = 1,     /* MPI_IN_PLACE where the standard does not allow it */
     SG_CHECK_MPI_REPORTS = 2, /* an argument MPI itself reports (a negative count) */
+    SG_CHECK_LAST = 4,        /* a rank's last records on the communicator */
 };
 
 /* One side of a call on one rank. */
@@ -50,21 +51,28 @@ struct sg_check_block {
 #define SG_CHECK_USER_OP 99
 int sg_check_op_index(MPI_Op op);
 
-/* On every rank of `copy` (the checks' private copy of `comm`), whatever
- * each passed: gather the facts to rank 0, and where rank 0 asks for them
- * (a routine with counts per rank, on every rank) every rank's blocks,
- * `blocks` (P sent, then P received; NULL: not known here, an I-form's);
- * rank 0 tells what the ranks disagree on, the first time in this process;
- * then the job aborts, or goes on. `flags` are the exchange's. */
+/* A rank's routine in its facts where it made no call: a chunk of its
+ * calls cut short (SG_CHECK_NO_CALL), its MPI_Finalize or the
+ * communicator's MPI_Comm_free after its last call, or no answer to rank 0
+ * in time (SG_CHECK_NO_ANSWER). */
+#define SG_CHECK_NO_CALL (-1)
+#define SG_CHECK_NO_ANSWER (-2)
+#define SG_CHECK_FINALIZED (-3)
+#define SG_CHECK_FREED (-4)
+
+/* On each rank of `copy` (the checks' private copy of `comm`) that judges
+ * a call on which the ranks disagree, whenever it does: rank 0 collects the
+ * others' facts (and `blocks`, P sent then P received, of a blocking call
+ * with counts per rank: NULL where not known; `block_procs` their P) by
+ * point to point, for ANSWER_SECONDS, and tells what the ranks disagree
+ * on, the first time in this process; the others send theirs. Then the
+ * job aborts (rank 0 does; another rank too if rank 0 has not within a few
+ * seconds), or goes on. `flags` are the exchange's. */
 void sg_check_report(MPI_Comm copy, MPI_Comm comm, struct sg_check_facts *facts,
-                     uint64_t flags, const struct sg_check_block *blocks,
+                     uint64_t flags, const struct sg_check_block *blocks, int block_procs,
                      enum sg_check_action action);
 
-/* At MPI_Finalize, where the communicators' order may differ per rank and
- * no diagnosis can be gathered: rank 0 of `copy` says which call its ranks
- * disagree on, the first time in this process, then aborts the job or goes
- * on. Local: no other rank takes part. */
-void sg_check_tell_unexamined(MPI_Comm copy, MPI_Comm comm, const struct sg_check_facts *facts,
-                              enum sg_check_action action);
+/* At MPI_Finalize: the answers' sends let go. */
+void sg_check_report_finish(void);
 
 #endif

@@ -37,39 +37,38 @@ enum { SLOT_CALL, SLOT_CALL_NOT, SLOT_BLOCK, SLOT_BLOCK_NOT, SLOT_FLAGS, SLOT_PA
 struct record {
     struct sg_check_facts facts;
     uint64_t mine[SLOTS];
-    struct record *next;
 };
 
-/* Records exchanged together, in the order of their calls. */
-struct batch {
-    struct record *first;
-    int count;
-    uint64_t *mine, *all; /* count x SLOTS words each */
-    MPI_Request request;  /* of a batch still in flight */
-    struct batch *next;
+/* The records of `batch` consecutive calls on a communicator (the k-th
+ * chunk holds calls k * batch + 1 ...), exchanged in one Iallreduce once
+ * the last of them is made: every rank cuts its calls alike, whatever they
+ * are (a blocking call on one rank against an I-form on another included),
+ * so the exchanges meet in order. */
+struct chunk {
+    uint64_t first_call;
+    int filled;
+    MPI_Request request; /* MPI_REQUEST_NULL until started */
+    int started;
+    uint64_t *mine, *all;   /* batch x SLOTS words each */
+    struct chunk *next;
+    struct record records[]; /* batch of them */
 };
 
 /* What the checks keep on a communicator: their private copy of it (made
- * by MPI_Comm_idup on its first call, which nothing waits for before a
- * blocking call), the number of collective calls made on it, the I-forms'
- * records not yet exchanged, and the batches in flight. */
+ * by MPI_Comm_idup on its first call, waited for where a call may wait),
+ * the number of collective calls made on it, the chunk being filled and
+ * the chunks made, started or not, not yet judged. */
 struct comm_checks {
     MPI_Comm comm, copy;
     MPI_Request copying;
     uint64_t calls;
-    struct record *queued, *queued_last;
-    int queued_count;
-    struct batch *flying, *flying_last;
+    struct chunk *filling, *made, *made_last;
     struct comm_checks *prev_live, *next_live; /* every comm_checks, for MPI_Finalize */
 };
 
-/* I-form records past this many on a communicator go out in one
- * non-blocking exchange (where the copy is ready), judged at the next
- * blocking call: an I-form never waits for the other ranks. */
-#define QUEUED_MAX 64
-
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct comm_checks *live;
+static struct sg_check_options options = {SG_CHECK_ABORT, 1};
 
 static uint64_t mix(uint64_t z)
 {
@@ -292,8 +291,6 @@ static int agreed(const uint64_t *all)
 
 /* ---- the communicator's state ---------------------------------------------- */
 
-static enum sg_check_action action_in_force = SG_CHECK_ABORT;
-
 /* Whether the copy is there (waiting for it where `wait`). */
 static int copy_ready(struct comm_checks *cc, int wait)
 {
@@ -305,83 +302,113 @@ static int copy_ready(struct comm_checks *cc, int wait)
     return done && cc->copy != MPI_COMM_NULL;
 }
 
-static void free_records(struct record *r)
+/* The record of no call (number `call`), `why` (SG_CHECK_NO_CALL where a
+ * chunk is cut short, or SG_CHECK_FINALIZED / SG_CHECK_FREED where the rank
+ * makes no more calls on the communicator): no call's record matches it. */
+static void no_call(struct record *r, uint64_t call, int why)
 {
-    for (struct record *next; r != NULL; r = next) {
-        next = r->next;
-        free(r);
+    r->facts = (struct sg_check_facts){.routine = why, .call = call};
+    r->mine[SLOT_CALL] = mix(UINT64_MAX - (uint64_t)-why);
+    r->mine[SLOT_CALL_NOT] = ~r->mine[SLOT_CALL];
+    r->mine[SLOT_BLOCK] = r->mine[SLOT_BLOCK_NOT] = r->mine[SLOT_PAIRS] = 0;
+    r->mine[SLOT_FLAGS] = why == SG_CHECK_NO_CALL ? 0 : SG_CHECK_LAST;
+}
+
+static void free_chunk(struct chunk *k)
+{
+    free(k->mine);
+    free(k);
+}
+
+/* Start the exchanges of the chunks made, in order, where the copy is
+ * there (`wait`: waiting for it). */
+static void start_made(struct comm_checks *cc, int wait)
+{
+    for (struct chunk *k = cc->made; k != NULL; k = k->next) {
+        if (k->started)
+            continue;
+        if (!copy_ready(cc, wait))
+            return;
+        for (int i = 0; i < k->filled; i++)
+            memcpy(k->mine + (size_t)i * SLOTS, k->records[i].mine, sizeof k->records[i].mine);
+        k->started = 1;
+        if (PMPI_Iallreduce(k->mine, k->all, k->filled, record_type, combine_op, cc->copy,
+                            &k->request) != MPI_SUCCESS)
+            k->filled = 0; /* MPI's own failure, which it reports: nothing to judge */
     }
 }
 
-static void free_batch(struct batch *b)
+/* The chunk being filled, complete (filled up with records of no call
+ * where it is cut short, at MPI_Comm_free or MPI_Finalize): made, and its
+ * exchange started where the copy is there (`wait`: waiting for it). */
+static void make(struct comm_checks *cc, int wait)
 {
-    free_records(b->first);
-    free(b->mine);
-    free(b);
+    struct chunk *k = cc->filling;
+    cc->filling = NULL;
+    for (; k->filled < (int)options.batch; k->filled++)
+        no_call(&k->records[k->filled], k->first_call + (uint64_t)k->filled, SG_CHECK_NO_CALL);
+    if (cc->made_last)
+        cc->made_last->next = k;
+    else
+        cc->made = k;
+    cc->made_last = k;
+    start_made(cc, wait);
 }
 
-/* The queued records as one batch, their exchange started (`nonblocking`)
- * or done. NULL: nothing queued, or no memory (the records are dropped, and
- * this rank's exchange is missing, as any collective call out of memory). */
-static struct batch *exchange(struct comm_checks *cc, int nonblocking)
+/* The record of call number cc->calls into the chunk being filled; NULL:
+ * no memory (the checks of this rank then stop matching its ranks', as
+ * any collective call out of memory). */
+static struct record *next_record(struct comm_checks *cc)
 {
-    struct record *first = cc->queued;
-    int count = cc->queued_count;
-    if (count == 0)
-        return NULL;
-    cc->queued = cc->queued_last = NULL;
-    cc->queued_count = 0;
-    struct batch *b = malloc(sizeof *b);
-    uint64_t *words = malloc(2 * (size_t)count * SLOTS * sizeof *words);
-    if (b != NULL)
-        *b = (struct batch){first, count, words, words + (size_t)count * SLOTS,
-                            MPI_REQUEST_NULL, NULL};
-    if (b == NULL || words == NULL) {
-        if (b != NULL)
-            free_batch(b);
-        else
-            free_records(first);
-        free(words);
-        return NULL;
+    if (cc->filling == NULL) {
+        size_t batch = options.batch;
+        struct chunk *k = malloc(sizeof *k + batch * sizeof *k->records);
+        uint64_t *words = malloc(2 * batch * SLOTS * sizeof *words);
+        if (k == NULL || words == NULL) {
+            free(k);
+            free(words);
+            return NULL;
+        }
+        *k = (struct chunk){cc->calls, 0, MPI_REQUEST_NULL, 0, words, words + batch * SLOTS,
+                            NULL};
+        cc->filling = k;
     }
-    int i = 0;
-    for (struct record *r = first; r != NULL; r = r->next, i++)
-        memcpy(b->mine + (size_t)i * SLOTS, r->mine, sizeof r->mine);
-    int err = nonblocking ? PMPI_Iallreduce(b->mine, b->all, count, record_type, combine_op,
-                                            cc->copy, &b->request)
-                          : PMPI_Allreduce(b->mine, b->all, count, record_type, combine_op,
-                                           cc->copy);
-    if (err != MPI_SUCCESS)
-        b->count = 0; /* MPI's own failure, which it reports: nothing to judge */
-    return b;
+    return &cc->filling->records[cc->filling->filled++];
 }
 
-/* Judge a batch once exchanged: every rank learns the same, and on a
- * mismatch all join its diagnosis (`diagnose`), or rank 0 says only which
- * call (at MPI_Finalize, where the communicators' order may differ per
- * rank). `last` is the call of the batch's last record where it is a
- * blocking one whose counts are still there, for naming the pair of blocks
- * that differ; else NULL. */
-static void judge(struct comm_checks *cc, struct batch *b, const struct sg_call *last,
-                  int diagnose, enum sg_check_action action)
+/* Judge the oldest chunk made once its exchange is done (`wait`: waiting
+ * for it). Every rank learns the same; each record on which the ranks
+ * disagree is diagnosed (check_report.c). `last` is the blocking call
+ * number `last_call` (or NULL), whose counts are still there, for naming
+ * the pair of blocks that differ. Returns 0 where it judged none, 2 where
+ * the chunk holds some rank's last records on the communicator (no
+ * exchange of that rank follows), else 1. */
+static int judge_oldest(struct comm_checks *cc, const struct sg_call *last, uint64_t last_call,
+                        int wait)
 {
-    if (b->request != MPI_REQUEST_NULL &&
-        PMPI_Wait(&b->request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        b->count = 0;
-    int i = 0;
-    for (struct record *r = b->first; i < b->count; r = r->next, i++) {
-        const uint64_t *all = b->all + (size_t)i * SLOTS;
+    struct chunk *k = cc->made;
+    int done = 1;
+    if (k == NULL || !k->started ||
+        (k->request != MPI_REQUEST_NULL &&
+         (wait ? PMPI_Wait(&k->request, MPI_STATUS_IGNORE)
+               : PMPI_Test(&k->request, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS) ||
+        !done)
+        return 0;
+    cc->made = k->next;
+    if (cc->made == NULL)
+        cc->made_last = NULL;
+    int last_ones = 0;
+    for (int i = 0; i < k->filled; i++)
+        last_ones |= (k->all[(size_t)i * SLOTS + SLOT_FLAGS] & SG_CHECK_LAST) != 0;
+    for (int i = 0; i < k->filled; i++) {
+        const uint64_t *all = k->all + (size_t)i * SLOTS;
         if (agreed(all))
             continue;
-        if (!diagnose) {
-            sg_check_tell_unexamined(cc->copy, cc->comm, &r->facts, action);
-            continue;
-        }
-        const struct sg_call *c = r->next == NULL ? last : NULL;
+        struct record *r = &k->records[i];
+        const struct sg_call *c = r->facts.call == last_call && r->facts.pairs ? last : NULL;
         int procs, rank;
         struct sg_check_block *blocks = NULL;
-        if (c != NULL && r->facts.pairs &&
-            sg_comm_size_rank(c->comm, &procs, &rank) == MPI_SUCCESS &&
+        if (c != NULL && sg_comm_size_rank(c->comm, &procs, &rank) == MPI_SUCCESS &&
             procs <= SG_CHECK_PAIRS_NAMED_MAX &&
             (blocks = malloc(2 * (size_t)procs * sizeof *blocks)) != NULL) {
             struct sg_call_side send, recv;
@@ -394,62 +421,39 @@ static void judge(struct comm_checks *cc, struct batch *b, const struct sg_call 
             again.recv.type_signature = r->facts.recv.type_signature;
             pair_sum(c, &send, &recv, &again, rank, procs, &sum, blocks, blocks + procs);
         }
-        sg_check_report(cc->copy, cc->comm, &r->facts, all[SLOT_FLAGS], blocks, action);
+        sg_check_report(cc->copy, cc->comm, &r->facts, all[SLOT_FLAGS], blocks,
+                        blocks ? procs : 0, options.action);
         free(blocks);
     }
-    free_batch(b);
+    free_chunk(k);
+    return last_ones ? 2 : 1;
 }
 
-static void queue(struct comm_checks *cc, struct record *r)
+/* At MPI_Comm_free and MPI_Finalize (`why`): the chunk being filled cut
+ * short, then one of records that say the rank makes no more calls on the
+ * communicator (make_last_chunk); then every chunk judged, in order, up to
+ * the first that holds some rank's last records (judge_to_the_end). Where
+ * all made the same calls that is this last one, on every rank; a rank
+ * that made fewer calls has its last chunk meet another's calls (which
+ * their blocking call is waiting for), one with more meets the others'
+ * last ones. */
+static void make_last_chunk(struct comm_checks *cc, int why)
 {
-    if (cc->queued_last)
-        cc->queued_last->next = r;
-    else
-        cc->queued = r;
-    cc->queued_last = r;
-    cc->queued_count++;
-}
-
-/* The queued records out in one non-blocking exchange. */
-static void fly(struct comm_checks *cc)
-{
-    struct batch *b = exchange(cc, 1);
-    if (b == NULL)
-        return;
-    if (cc->flying_last)
-        cc->flying_last->next = b;
-    else
-        cc->flying = b;
-    cc->flying_last = b;
-}
-
-static void judge_flying(struct comm_checks *cc, int diagnose, enum sg_check_action action)
-{
-    while (cc->flying != NULL) {
-        struct batch *b = cc->flying;
-        cc->flying = b->next;
-        judge(cc, b, NULL, diagnose, action);
+    if (cc->filling != NULL)
+        make(cc, 1);
+    for (unsigned i = 0; i < options.batch; i++) {
+        struct record *r = next_record(cc);
+        if (r != NULL)
+            no_call(r, ++cc->calls, why);
     }
-    cc->flying_last = NULL;
+    if (cc->filling != NULL)
+        make(cc, 1);
 }
 
-/* Judge everything of cc at a point every rank reaches in the same order
- * of calls on it (a blocking call, its MPI_Comm_free, MPI_Finalize for
- * MPI_COMM_WORLD): the batches in flight, then the queued records with
- * `record` (this call's, NULL for none) in one blocking exchange. */
-static void judge_all(struct comm_checks *cc, struct record *record, const struct sg_call *c,
-                      enum sg_check_action action)
+static void judge_to_the_end(struct comm_checks *cc)
 {
-    if (!copy_ready(cc, 1)) {
-        free(record);
-        return;
-    }
-    judge_flying(cc, 1, action);
-    if (record != NULL)
-        queue(cc, record);
-    struct batch *b = exchange(cc, 0);
-    if (b != NULL)
-        judge(cc, b, c, 1, action);
+    while (judge_oldest(cc, NULL, 0, 1) == 1)
+        ;
 }
 
 static void forget(struct comm_checks *cc)
@@ -467,12 +471,11 @@ static void forget(struct comm_checks *cc)
 static atomic_int keyval = MPI_KEYVAL_INVALID;
 static struct comm_checks *_Atomic world_checks;
 
-/* The communicator is freed: what is still open is judged (its
- * MPI_Comm_free judged it already where it went through the layer, which
- * matters for MPICH: it deletes the attributes of a communicator with an
- * operation pending, the copy's MPI_Comm_idup, when that completes, inside
- * whatever MPI call completes it). At MPI_Finalize (Open MPI deletes
- * MPI_COMM_WORLD's attributes then) MPI reclaims the copy. */
+/* The communicator is freed: its MPI_Comm_free judged everything where it
+ * went through the layer (sg_check_comm_free); else (Open MPI's Fortran
+ * MPI_COMM_FREE calls PMPI_Comm_free) what was exchanged is judged here.
+ * At MPI_Finalize (Open MPI deletes MPI_COMM_WORLD's attributes then) MPI
+ * reclaims the copy. */
 static int delete_checks(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)key, (void)extra;
@@ -480,8 +483,15 @@ static int delete_checks(MPI_Comm comm, int key, void *value, void *extra)
     int finalized = 0;
     PMPI_Finalized(&finalized);
     if (!finalized) {
-        judge_all(cc, NULL, NULL, action_in_force);
-        if (cc->copy != MPI_COMM_NULL)
+        while (judge_oldest(cc, NULL, 0, 1))
+            ;
+        for (struct chunk *k = cc->made, *next; k != NULL; k = next) {
+            next = k->next;
+            free_chunk(k);
+        }
+        if (cc->filling != NULL)
+            free_chunk(cc->filling);
+        if (copy_ready(cc, 1))
             PMPI_Comm_free(&cc->copy);
     }
     if (comm == MPI_COMM_WORLD)
@@ -528,11 +538,14 @@ static int comm_checks_of(MPI_Comm comm, struct comm_checks **out)
     return MPI_SUCCESS;
 }
 
-/* ---- the call ------------------------------------------------------------------ */
+/* ---- the calls ------------------------------------------------------------------ */
 
-int sg_check_prepare_world(void)
+int sg_check_prepare_world(const struct sg_check_options *o)
 {
     struct comm_checks *cc;
+    options = *o;
+    if (options.batch < 1)
+        options.batch = 1;
     pthread_once(&combine_once, create_combine);
     int err = comm_checks_of(MPI_COMM_WORLD, &cc);
     if (err == MPI_SUCCESS && !copy_ready(cc, 1))
@@ -540,34 +553,31 @@ int sg_check_prepare_world(void)
     return err;
 }
 
-int sg_check_collective(const struct sg_call *c, enum sg_check_action action)
+int sg_check_collective(const struct sg_call *c)
 {
-    action_in_force = action;
     int inter = 0, procs, rank, err;
     if ((err = sg_comm_test_inter(c->comm, &inter)) != MPI_SUCCESS || inter)
         return err; /* intercommunicators are not checked */
-    pthread_once(&combine_once, create_combine);
     struct comm_checks *cc;
     if (combine_op == MPI_OP_NULL ||
         (err = sg_comm_size_rank(c->comm, &procs, &rank)) != MPI_SUCCESS ||
         (err = comm_checks_of(c->comm, &cc)) != MPI_SUCCESS)
         return err;
-    struct record *r = malloc(sizeof *r);
+    struct record *r = next_record(cc);
     if (r == NULL)
         return MPI_ERR_NO_MEM;
-    r->next = NULL;
-    if ((err = measure(c, ++cc->calls, procs, rank, r->mine, &r->facts)) != MPI_SUCCESS) {
-        free(r);
-        return err;
-    }
-    if (c->request == NULL) {
-        judge_all(cc, r, c, action);
-        return MPI_SUCCESS;
-    }
-    queue(cc, r);
-    if (cc->queued_count >= QUEUED_MAX && copy_ready(cc, 0))
-        fly(cc);
-    return MPI_SUCCESS;
+    if ((err = measure(c, ++cc->calls, procs, rank, r->mine, &r->facts)) != MPI_SUCCESS)
+        no_call(r, cc->calls, SG_CHECK_NO_CALL); /* MPI reports it; its record keeps the line */
+    int blocking = c->request == NULL;
+    if (cc->filling->filled == (int)options.batch)
+        make(cc, blocking);
+    else if (!blocking)
+        start_made(cc, 0); /* those whose copy was not there yet */
+    /* A blocking call waits for what was exchanged before it reaches MPI;
+     * an I-form judges only what is done. */
+    while (judge_oldest(cc, blocking ? c : NULL, cc->calls, blocking))
+        ;
+    return err;
 }
 
 void sg_check_comm_free(MPI_Comm comm)
@@ -575,25 +585,22 @@ void sg_check_comm_free(MPI_Comm comm)
     int k = atomic_load(&keyval), found = 0;
     struct comm_checks *cc;
     if (k != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
-        PMPI_Comm_get_attr(comm, k, &cc, &found) == MPI_SUCCESS && found)
-        judge_all(cc, NULL, NULL, action_in_force);
+        PMPI_Comm_get_attr(comm, k, &cc, &found) == MPI_SUCCESS && found) {
+        make_last_chunk(cc, SG_CHECK_FREED);
+        judge_to_the_end(cc);
+    }
 }
 
-void sg_check_finish_all(enum sg_check_action action)
+void sg_check_finish_all(void)
 {
-    /* MPI_COMM_WORLD's in full: every rank comes here first. The others'
-     * exchanges, started together, in whatever order this rank knows them,
-     * since that may differ per rank; a mismatch there is only told. */
-    struct comm_checks *world = atomic_load(&world_checks);
-    if (world != NULL)
-        judge_all(world, NULL, NULL, action);
+    /* Every communicator's last chunk started before any is waited for:
+     * the ranks may know their communicators in other orders. */
     pthread_mutex_lock(&live_lock);
     struct comm_checks *all = live;
     pthread_mutex_unlock(&live_lock);
     for (struct comm_checks *cc = all; cc != NULL; cc = cc->next_live)
-        if (cc != world && copy_ready(cc, 1))
-            fly(cc);
+        make_last_chunk(cc, SG_CHECK_FINALIZED);
     for (struct comm_checks *cc = all; cc != NULL; cc = cc->next_live)
-        if (cc != world)
-            judge_flying(cc, 0, action);
+        judge_to_the_end(cc);
+    sg_check_report_finish();
 }

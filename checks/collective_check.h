@@ -16,23 +16,34 @@
 
 enum sg_check_action { SG_CHECK_ABORT, SG_CHECK_WARN };
 
-/* Check call c against its ranks' calls. A blocking call is checked at
- * once, with the I-forms on its communicator before it; an I-form is
- * judged at the next blocking call there, when the communicator is freed,
- * or at MPI_Finalize: an I-form never waits for the other ranks to start
- * it (they may start theirs later, or on other communicators first).
- * Returns MPI_SUCCESS -- also after a mismatch only warned about. */
-int sg_check_collective(const struct sg_call *c, enum sg_check_action action);
+/* What a mismatch does, and how many consecutive calls on a communicator
+ * share one exchange (1: each call's before it reaches MPI). The same on
+ * every rank (the ranks agree on them at MPI_Init). */
+struct sg_check_options {
+    enum sg_check_action action;
+    unsigned batch;
+};
+#define SG_CHECK_BATCH_MAX 1024
 
-/* At MPI_Init once the ranks agreed on the checks: the checks' copy of
- * MPI_COMM_WORLD (collective). Returns an MPI error code. */
-int sg_check_prepare_world(void);
+/* At MPI_Init once the ranks agreed on the checks: their options, and the
+ * checks' copy of MPI_COMM_WORLD (collective). Returns an MPI error code. */
+int sg_check_prepare_world(const struct sg_check_options *options);
 
-/* In MPI_Comm_free (collective), before PMPI_Comm_free: judge what is
- * open on comm. */
+/* Check call c against its ranks' calls. Calls are exchanged in chunks of
+ * `batch` consecutive ones on a communicator, each once its last call is
+ * made (Iallreduce); a blocking call waits for the chunks exchanged before
+ * it, its own included, so with batch 1 every blocking call is checked
+ * before it reaches MPI. An I-form never waits: what it started is judged
+ * when done, at the latest at the next blocking call on the communicator,
+ * its MPI_Comm_free or MPI_Finalize. Returns MPI_SUCCESS -- also after a
+ * mismatch only warned about -- or the MPI error of decoding a datatype. */
+int sg_check_collective(const struct sg_call *c);
+
+/* In MPI_Comm_free (collective), before PMPI_Comm_free: judge everything
+ * on comm. */
 void sg_check_comm_free(MPI_Comm comm);
 
-/* At MPI_Finalize: judge the I-forms' checks still open. */
-void sg_check_finish_all(enum sg_check_action action);
+/* At MPI_Finalize: judge everything, on every communicator. */
+void sg_check_finish_all(void);
 
 #endif

@@ -620,15 +620,15 @@ static void platform_key(struct loader *ld, const char *key, const char *value)
     }
 }
 
-/* One key of [checks]: which value of two it names (yes/no, warn/abort). */
+/* One key of [checks]: collectives = yes | no, action = abort | warn,
+ * batch = 1 ... 1024 (checks/collective_check.h). */
 static void checks_key(struct loader *ld, const char *key, const char *value)
 {
     struct sg_checks_config *checks = &ld->result.checks;
-    static const char *const keys[] = {"collectives", "action"};
+    static const char *const keys[] = {"collectives", "action", "batch"};
     static const char *const values[][2] = {{"no", "yes"}, {"abort", "warn"}};
-    int *settings[] = {&checks->collectives, &checks->warn};
-    unsigned *lines[] = {&checks->collectives_line, &checks->action_line};
-    int k = name_index(keys, 2, key);
+    unsigned *lines[] = {&checks->collectives_line, &checks->action_line, &checks->batch_line};
+    int k = name_index(keys, 3, key);
     if (k < 0) {
         warn(ld, ld->line, "unknown key '%.40s' in [checks] (ignored)", key);
         return;
@@ -637,13 +637,24 @@ static void checks_key(struct loader *ld, const char *key, const char *value)
         fail(ld, ld->line, "duplicate key '%s' in [checks] (first at line %u)", key, *lines[k]);
         return;
     }
-    int v = name_index(values[k], 2, value);
-    if (v < 0) {
-        fail(ld, ld->line, "%s must be %s or %s, not '%.40s'", key, values[k][1], values[k][0],
-             value);
-        return;
+    if (k == 2) {
+        uint64_t batch;
+        if (parse_number(ld, key, value, 1, &batch) != 0)
+            return;
+        if (batch > 1024) {
+            fail(ld, ld->line, "batch must be from 1 to 1024, not %" PRIu64, batch);
+            return;
+        }
+        checks->batch = (unsigned)batch;
+    } else {
+        int v = name_index(values[k], 2, value);
+        if (v < 0) {
+            fail(ld, ld->line, "%s must be %s or %s, not '%.40s'", key, values[k][1],
+                 values[k][0], value);
+            return;
+        }
+        *(k == 0 ? &checks->collectives : &checks->warn) = v;
     }
-    *settings[k] = v;
     *lines[k] = ld->line;
 }
 

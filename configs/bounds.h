@@ -71,7 +71,8 @@ struct sg_platform {
 struct sg_checks_config {
     int collectives; /* collectives = yes | no */
     int warn;        /* action = warn | abort */
-    unsigned collectives_line, action_line;
+    unsigned batch;  /* batch = 1 ... 1024 */
+    unsigned collectives_line, action_line, batch_line;
 };
 
 struct sg_bounds {

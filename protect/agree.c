@@ -102,8 +102,9 @@ static void agree(void)
     const struct sg_layer *layer = sg_layer();
     /* One digest of the bounds and the checks' setting, 2 words, and only
      * where the ranks differ the two apart (the ranks do alike). */
-    uint64_t checks = (uint64_t)layer->checks_loaded.collectives << 1 |
-                      (uint64_t)layer->checks_loaded.action;
+    const struct sg_checks_setting *wanted = &layer->checks_loaded;
+    uint64_t checks = (uint64_t)wanted->options.batch << 2 |
+                      (uint64_t)wanted->options.action << 1 | (uint64_t)wanted->collectives;
     uint64_t both = layer->fingerprint ^ (checks + 1) * UINT64_C(0x9e3779b97f4a7c15);
     uint64_t mine[2] = {both, ~both}, extremes[4];
     if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -119,10 +120,11 @@ static void agree(void)
     }
     sg_layer_apply(agreed, checks_agreed);
     if (checks_agreed && layer->checks.collectives)
-        sg_check_prepare_world();
+        sg_check_prepare_world(&layer->checks.options);
     if (!checks_agreed && rank == 0)
-        sg_log(SG_LOG_WARN, NULL, "the ranks read different SCALEGUARD_CHECK or "
-                                  "SCALEGUARD_CHECK_ACTION settings: no checks, on any rank");
+        sg_log(SG_LOG_WARN, NULL, "the ranks read different settings of the collective "
+                                  "checks (SCALEGUARD_CHECK, _ACTION, _BATCH or [checks]): no "
+                                  "checks, on any rank");
     if (agreed) {
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,

@@ -80,16 +80,19 @@ static uint64_t fingerprint(const struct sg_rule_set *set)
 }
 
 /* The collective checks: off by default; [checks] of the INI (collectives =
- * yes, action = warn) where SCALEGUARD_CHECK (collectives | none) and
- * SCALEGUARD_CHECK_ACTION (abort | warn) do not say. A value not understood
- * is told, and the safe reading taken: no checks, or warn. Returns which of
- * the two variables were set. */
+ * yes, action = warn, batch = N) where SCALEGUARD_CHECK (collectives |
+ * none), SCALEGUARD_CHECK_ACTION (abort | warn) and SCALEGUARD_CHECK_BATCH
+ * (1 to SG_CHECK_BATCH_MAX) do not say. A value not understood is told,
+ * and the safe reading taken: no checks, warn, batch 1. Returns which of
+ * the three variables were set (bits 1, 2, 4). */
 static unsigned load_checks(void)
 {
     const char *check = getenv("SCALEGUARD_CHECK");
     const char *action = getenv("SCALEGUARD_CHECK_ACTION");
-    unsigned set = (check && *check ? 1u : 0u) | (action && *action ? 2u : 0u);
-    layer.checks_loaded = (struct sg_checks_setting){0, SG_CHECK_ABORT};
+    const char *batch = getenv("SCALEGUARD_CHECK_BATCH");
+    unsigned set = (check && *check ? 1u : 0u) | (action && *action ? 2u : 0u) |
+                   (batch && *batch ? 4u : 0u);
+    layer.checks_loaded = (struct sg_checks_setting){0, {SG_CHECK_ABORT, 1}};
     if ((set & 1) && strcmp(check, "none") != 0) {
         if (strcmp(check, "collectives") == 0)
             layer.checks_loaded.collectives = 1;
@@ -98,10 +101,20 @@ static unsigned load_checks(void)
                    "SCALEGUARD_CHECK=%s is not collectives or none; no checks", check);
     }
     if ((set & 2) && strcmp(action, "abort") != 0) {
-        layer.checks_loaded.action = SG_CHECK_WARN;
+        layer.checks_loaded.options.action = SG_CHECK_WARN;
         if (strcmp(action, "warn") != 0 && world_rank() == 0)
             sg_log(SG_LOG_WARN, NULL,
                    "SCALEGUARD_CHECK_ACTION=%s is not abort or warn; using warn", action);
+    }
+    if (set & 4) {
+        char *end;
+        unsigned long n = strtoul(batch, &end, 10);
+        if (*end == '\0' && n >= 1 && n <= SG_CHECK_BATCH_MAX && batch[0] != '-')
+            layer.checks_loaded.options.batch = (unsigned)n;
+        else if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL,
+                   "SCALEGUARD_CHECK_BATCH=%s is not a number from 1 to %d; using 1", batch,
+                   SG_CHECK_BATCH_MAX);
     }
     return set;
 }
@@ -111,7 +124,9 @@ static void checks_from_ini(const struct sg_checks_config *ini, unsigned set_by_
     if (!(set_by_environment & 1) && ini->collectives_line)
         layer.checks_loaded.collectives = ini->collectives;
     if (!(set_by_environment & 2) && ini->action_line)
-        layer.checks_loaded.action = ini->warn ? SG_CHECK_WARN : SG_CHECK_ABORT;
+        layer.checks_loaded.options.action = ini->warn ? SG_CHECK_WARN : SG_CHECK_ABORT;
+    if (!(set_by_environment & 4) && ini->batch_line)
+        layer.checks_loaded.options.batch = ini->batch;
 }
 
 static void load_layer(void)
@@ -216,7 +231,7 @@ void sg_layer_apply(int agreed, int checks_agreed)
     static const struct sg_rule_set class_d_only;
     layer.rules = agreed ? layer.loaded : class_d_only;
     layer.checks = checks_agreed ? layer.checks_loaded
-                                 : (struct sg_checks_setting){0, SG_CHECK_ABORT};
+                                 : (struct sg_checks_setting){0, {SG_CHECK_ABORT, 1}};
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) { /* what nothing_can_trigger passes at once */
         int irregular = sg_routines[r].irregular;
         enum sg_pass pass;
@@ -282,7 +297,7 @@ SG_EXPORT int MPI_Finalize(void)
 {
     sg_pending_finish_all(); /* requests the caller freed before they completed */
     if (layer.checks.collectives)
-        sg_check_finish_all(layer.checks.action); /* the I-forms' checks still open */
+        sg_check_finish_all(); /* what is still open, on every communicator */
     sg_scratch_release_all();
     enum sg_log_level level = sg_layer()->log_level;
     if (level >= SG_LOG_WARN && world_rank() == 0) {

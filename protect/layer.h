@@ -38,11 +38,12 @@ struct sg_layer {
     struct sg_rule_set rules;
     uint64_t fingerprint; /* digest of `loaded`: every field a decision reads */
     const char *path;     /* the INI the rules came from, NULL when none */
-    /* The collective checks (SCALEGUARD_CHECK, SCALEGUARD_CHECK_ACTION): as
-     * this process read them, and in force once every rank read the same. */
+    /* The collective checks (SCALEGUARD_CHECK, SCALEGUARD_CHECK_ACTION,
+     * SCALEGUARD_CHECK_BATCH): as this process read them, and in force once
+     * every rank read the same. */
     struct sg_checks_setting {
         int collectives;
-        enum sg_check_action action;
+        struct sg_check_options options;
     } checks_loaded, checks;
     char source[600];     /* what this process loaded, for the ranks' report */
 };

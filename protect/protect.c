@@ -1167,8 +1167,7 @@ static int sg_protect(struct sg_call *c)
     const struct sg_layer *layer = sg_layer();
     /* The checks first: before the layer decides anything about the call. */
     int checked;
-    if (layer->checks.collectives &&
-        (checked = sg_check_collective(c, layer->checks.action)) != MPI_SUCCESS)
+    if (layer->checks.collectives && (checked = sg_check_collective(c)) != MPI_SUCCESS)
         return checked;
     const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
     int quick = nothing_can_trigger(c, rules);

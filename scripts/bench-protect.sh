@@ -12,7 +12,8 @@
 #     their floor (case `floor`): a preload that only forwards each call to
 #     PMPI (tests/benchmark/forward.c), the cost of interposing at all;
 #   the collective checks on (case `checks`: `[checks] collectives = yes`,
-#     no bounds), the same sizes, and where `none` ran too, against it;
+#     no bounds; `checks64`: with `batch = 64`), the same sizes, and where
+#     `none` ran too, against it;
 #   each workaround forced (cases W1-B, W2, W1-A): 1, 8 and 64 MiB, with a
 #     bound of a fraction of the call's trigger value (W1-B: a quarter, four
 #     rounds at every size; W1-A: half of n P, groups of 2).
@@ -22,7 +23,7 @@
 # SCALEGUARD_BENCH_PROCS sets P (default 2): with more ranks than cores,
 # busy-polling MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
 # "mpich openmpi") chooses the MPIs, SCALEGUARD_BENCH_CASES (default all:
-# "floor none shipped cfg checks W1-B W2 W1-A W3") the cases; a run of some cases
+# "floor none shipped cfg checks checks64 W1-B W2 W1-A W3") the cases; a run of some cases
 # writes a report of those only (give it a REPORT of its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -124,9 +125,9 @@ run() {
     --bytes "$bytes" --seconds "$seconds" --reps "$reps" "$@"
 }
 
-read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg checks W1-B W2 W1-A W3}"
+read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg checks checks64 W1-B W2 W1-A W3}"
 for kase in "${cases[@]}"; do
-  [[ " floor none shipped cfg checks ${forced[*]%% *} " == *" $kase "* ]] ||
+  [[ " floor none shipped cfg checks checks64 ${forced[*]%% *} " == *" $kase "* ]] ||
     { echo "bench-protect: unknown case '$kase' in SCALEGUARD_BENCH_CASES" >&2; exit 1; }
 done
 selected() { [[ " ${cases[*]} " == *" $1 "* ]]; }
@@ -201,11 +202,12 @@ vform() {
   done
 }
 
-# checks MPI: the checks' ratio over the layer's without them (case none),
-# each the median of its own run against the bare call.
-checks() {
-  local mpi=$1 bytes routine
-  printf '\n#### %s — the collective checks against the layer without them (checks ratio / none ratio)\n\n| routine |' "$mpi"
+# versus MPI CASE: the checks' ratio over the layer's without them (case
+# none), each the median of its own run against the bare call.
+versus() {
+  local mpi=$1 kase=$2 bytes routine
+  printf '\n#### %s — %s against the layer without them (%s ratio / none ratio)\n\n| routine |' \
+    "$mpi" "$kase" "$kase"
   for bytes in "${untriggered_sizes[@]}"; do printf ' %s B |' "$bytes"; done
   printf '\n|---|'
   for bytes in "${untriggered_sizes[@]}"; do printf -- '---:|'; done
@@ -214,9 +216,9 @@ checks() {
     printf '| MPI_%s |' "$routine"
     for bytes in "${untriggered_sizes[@]}"; do
       awk -v r="MPI_$routine" '$1 == r { ratio[FILENAME] = $5 }
-        END { for (f in ratio) if (f ~ /-checks-/) c = ratio[f]; else n = ratio[f]
+        END { for (f in ratio) if (f ~ /-none-/) n = ratio[f]; else c = ratio[f]
               printf " %.3f |", c / n }' \
-        "$work/$mpi-checks-$bytes.txt" "$work/$mpi-none-$bytes.txt"
+        "$work/$mpi-$kase-$bytes.txt" "$work/$mpi-none-$bytes.txt"
     done
     printf '\n'
   done
@@ -225,6 +227,7 @@ checks() {
 for bytes in "${untriggered_sizes[@]}"; do
   cp "$untriggered" "$work/cfg-$bytes.ini"
   printf '[checks]\ncollectives = yes\n' >"$work/checks-$bytes.ini"
+  printf '[checks]\ncollectives = yes\nbatch = 64\n' >"$work/checks64-$bytes.ini"
 done
 for item in "${forced[@]}"; do
   read -r name trigger divisor <<<"$item"
@@ -272,7 +275,10 @@ done
       "${untriggered_sizes[@]}"
     table "the collective checks on (\`[checks] collectives = yes\`, no bounds)" "$mpi" checks \
       0.4 8 "${untriggered_sizes[@]}"
-    ! selected checks || ! selected none || checks "$mpi"
+    ! selected checks || ! selected none || versus "$mpi" checks
+    table "the collective checks on, 64 calls to an exchange (\`batch = 64\`)" "$mpi" checks64 \
+      0.4 8 "${untriggered_sizes[@]}"
+    ! selected checks64 || ! selected none || versus "$mpi" checks64
     for item in "${forced[@]}"; do
       read -r name trigger divisor <<<"$item"
       local_bound="$trigger bound = $trigger/$divisor"

@@ -5,7 +5,8 @@
  *                         with SCALEGUARD_CHECK=collectives)
  *
  * Each case makes one wrong call (after a right one, so the call numbers
- * count) and then, if the checks let it through, a right Allreduce; rank 0
+ * count) and then, if the checks let it through, a right Allreduce (but
+ * skipped_last, whose wrong call is the missing last one); rank 0
  * prints "mismatch: CASE survived" at the end. With the checks aborting
  * the job never gets there; warning, only the cases that MPI completes
  * anyway (an op, a signature of the same size) are run. */
@@ -37,6 +38,26 @@ static void skipped_call(void)
     if (rank != 2) /* rank 2 skips the first Bcast: its next one is call 1 */
         MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+/* Rank 1 starts the I-form of the others' blocking call. */
+static void blocking_and_i_form(void)
+{
+    int x = 1;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (rank == 1)
+        MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
+    else
+        MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
+/* Rank 2 leaves out the last collective before MPI_Finalize: found there. */
+static void skipped_last(void)
+{
+    int x = 1;
+    if (rank != 2)
+        MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
 }
 
 static void root(void)
@@ -144,6 +165,7 @@ static const struct {
 } cases[] = {
     {"routine", routine},
     {"skipped_call", skipped_call},
+    {"blocking_and_i_form", blocking_and_i_form},
     {"root", root},
     {"op", op},
     {"user_op", user_op},
@@ -154,6 +176,7 @@ static const struct {
     {"alltoallv_pair", alltoallv_pair},
     {"ibcast_signature", ibcast_signature},
     {"split_freed", split_freed},
+    {"skipped_last", skipped_last},
 };
 
 int main(int argc, char **argv)
@@ -167,7 +190,8 @@ int main(int argc, char **argv)
             int x = 1, y;
             MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* a right one */
             cases[i].run();
-            MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            if (cases[i].run != skipped_last)
+                MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
             found = 1;
         }
     if (!found && rank == 0)

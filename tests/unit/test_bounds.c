@@ -299,10 +299,11 @@ static void test_checks_section(void)
     CHECK_U64(b.checks.action_line, 0);
     CHECK_U64(b.count, 1);
     sg_bounds_free(&b);
-    status = load_string("[checks]\naction = warn\ncollectives = no\n", &b, NULL, error,
-                         sizeof error);
+    status = load_string("[checks]\naction = warn\ncollectives = no\nbatch = 64\n", &b, NULL,
+                         error, sizeof error);
     CHECK(status == 0);
     CHECK(b.checks.collectives == 0 && b.checks.warn == 1);
+    CHECK(b.checks.batch == 64 && b.checks.batch_line == 4);
     CHECK_U64(b.checks.collectives_line, 3);
     CHECK_U64(b.checks.action_line, 2);
     sg_bounds_free(&b);
@@ -468,6 +469,8 @@ static const struct bad_case bad_cases[] = {
     {"[platform]\nlauncher = pbs\n", 2, "launcher must be local or slurm"},
     {"[checks]\ncollectives = on\n", 2, "collectives must be yes or no, not 'on'"},
     {"[checks]\naction = exit\n", 2, "action must be warn or abort, not 'exit'"},
+    {"[checks]\nbatch = 2000\n", 2, "batch must be from 1 to 1024, not 2000"},
+    {"[checks]\n\nbatch = 0\n", 3, "batch"},
     {"[checks]\ncollectives = yes\ncollectives = no\n", 3, "duplicate key 'collectives'"},
     {"[checks]\n[platform]\n[checks]\n", 3, "duplicate section [checks]"},
     /* required keys: the line of the section header */
