@@ -355,9 +355,10 @@ static void make(struct comm_checks *cc, int wait)
     start_made(cc, wait);
 }
 
-/* The record of call number cc->calls into the chunk being filled; NULL:
- * no memory (the checks of this rank then stop matching its ranks', as
- * any collective call out of memory). */
+/* The record of the next call (number cc->calls + 1, which the caller
+ * counts) in the chunk being filled; NULL: no memory (the checks of this
+ * rank then stop matching its ranks', as any collective call out of
+ * memory). */
 static struct record *next_record(struct comm_checks *cc)
 {
     if (cc->filling == NULL) {
@@ -369,8 +370,8 @@ static struct record *next_record(struct comm_checks *cc)
             free(words);
             return NULL;
         }
-        *k = (struct chunk){cc->calls, 0, MPI_REQUEST_NULL, 0, words, words + batch * SLOTS,
-                            NULL};
+        *k = (struct chunk){cc->calls + 1, 0, MPI_REQUEST_NULL, 0, words,
+                            words + batch * SLOTS, NULL};
         cc->filling = k;
     }
     return &cc->filling->records[cc->filling->filled++];
