@@ -1,8 +1,8 @@
 /* The collective checks: see collective_check.h.
  *
- * Each rank reduces what it passed to six 64-bit words, and one Allreduce
- * (an op of its own: MAX on four words, OR on one, SUM on one) tells every
- * rank whether all agree:
+ * Each rank reduces what it passed to six 64-bit words, and an Iallreduce
+ * of a chunk of calls' words (an op of its own: MAX on four words, OR on
+ * one, SUM on one) tells every rank whether all agree on each call:
  *   - the call: a hash of the routine, root, op and (where the standard
  *     wants it on every rank or none) the use of MPI_IN_PLACE; as x and ~x,
  *     so MAX of both gives max and ~min, equal when every rank has the
@@ -19,7 +19,7 @@
  *     the sum of a hash of each block this rank sends, (sender, receiver,
  *     signature), less the same of each block it receives: 0 when every
  *     block sent meets a receive of its signature (up to 2^-64).
- * On a mismatch every rank gathers its facts to rank 0, which names the
+ * On a mismatch every rank sends its facts to rank 0, which names the
  * ranks and what they disagree on (check_report.c). */
 #include "collective_check.h"
 
@@ -29,14 +29,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { SLOT_CALL, SLOT_CALL_NOT, SLOT_BLOCK, SLOT_BLOCK_NOT, SLOT_FLAGS, SLOT_PAIRS, SLOTS };
 
-/* One call's check: its words, and its facts for a diagnosis. */
+/* One call's check: its facts for a diagnosis, and its words, which are
+ * its row of the chunk's exchange. */
 struct record {
     struct sg_check_facts facts;
-    uint64_t mine[SLOTS];
+    uint64_t *mine;
 };
 
 /* The records of `batch` consecutive calls on a communicator (the k-th
@@ -69,13 +69,6 @@ struct comm_checks {
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct comm_checks *live;
 static struct sg_check_options options = {SG_CHECK_ABORT, 1};
-
-static uint64_t mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
 
 /* ---- the exchange ---------------------------------------------------------- */
 
@@ -110,7 +103,7 @@ static void create_combine(void)
 
 static void add_block(uint64_t *mine, struct sg_signature sig)
 {
-    uint64_t v = mix(sig.hash ^ mix(sig.count));
+    uint64_t v = sg_signature_mix(sig.hash ^ sg_signature_mix(sig.count));
     if (v > mine[SLOT_BLOCK])
         mine[SLOT_BLOCK] = v;
     if (~v > mine[SLOT_BLOCK_NOT])
@@ -119,8 +112,8 @@ static void add_block(uint64_t *mine, struct sg_signature sig)
 
 static uint64_t pair_hash(int sender, int receiver, struct sg_signature sig)
 {
-    return mix(mix(sig.hash + (uint64_t)sender * UINT64_C(0x9e3779b97f4a7c15)) ^
-               (sig.count + ((uint64_t)receiver << 32)));
+    uint64_t from = sg_signature_mix(sig.hash + (uint64_t)sender * UINT64_C(0x9e3779b97f4a7c15));
+    return sg_signature_mix(from ^ (sig.count + ((uint64_t)receiver << 32)));
 }
 
 /* `count` x the side's datatype, or the flag that MPI reports the call. */
@@ -242,8 +235,8 @@ static int measure(const struct sg_call *c, uint64_t call_number, int procs, int
     sides_of(c, call_number, rank, &send, &recv, facts);
     /* Of a routine without a root, MPI_IN_PLACE on every rank or on none. */
     int every_rank_alike = info->in_place && !info->rooted;
-    mine[SLOT_CALL] = mix(mix((uint64_t)c->routine + 1) ^
-                          ((uint64_t)(uint32_t)facts->root << 8 | (uint64_t)facts->op)) ^
+    uint64_t how = (uint64_t)(uint32_t)facts->root << 8 | (uint64_t)facts->op;
+    mine[SLOT_CALL] = sg_signature_mix(sg_signature_mix((uint64_t)c->routine + 1) ^ how) ^
                       (uint64_t)(every_rank_alike && facts->send_in_place);
     mine[SLOT_CALL_NOT] = ~mine[SLOT_CALL];
     mine[SLOT_BLOCK] = mine[SLOT_BLOCK_NOT] = mine[SLOT_FLAGS] = mine[SLOT_PAIRS] = 0;
@@ -308,7 +301,7 @@ static int copy_ready(struct comm_checks *cc, int wait)
 static void no_call(struct record *r, uint64_t call, int why)
 {
     r->facts = (struct sg_check_facts){.routine = why, .call = call};
-    r->mine[SLOT_CALL] = mix(UINT64_MAX - (uint64_t)-why);
+    r->mine[SLOT_CALL] = sg_signature_mix(UINT64_MAX - (uint64_t)-why);
     r->mine[SLOT_CALL_NOT] = ~r->mine[SLOT_CALL];
     r->mine[SLOT_BLOCK] = r->mine[SLOT_BLOCK_NOT] = r->mine[SLOT_PAIRS] = 0;
     r->mine[SLOT_FLAGS] = why == SG_CHECK_NO_CALL ? 0 : SG_CHECK_LAST;
@@ -329,8 +322,6 @@ static void start_made(struct comm_checks *cc, int wait)
             continue;
         if (!copy_ready(cc, wait))
             return;
-        for (int i = 0; i < k->filled; i++)
-            memcpy(k->mine + (size_t)i * SLOTS, k->records[i].mine, sizeof k->records[i].mine);
         k->started = 1;
         if (PMPI_Iallreduce(k->mine, k->all, k->filled, record_type, combine_op, cc->copy,
                             &k->request) != MPI_SUCCESS)
@@ -372,6 +363,8 @@ static struct record *next_record(struct comm_checks *cc)
         }
         *k = (struct chunk){cc->calls + 1, 0, MPI_REQUEST_NULL, 0, words,
                             words + batch * SLOTS, NULL};
+        for (size_t i = 0; i < batch; i++)
+            k->records[i].mine = words + i * SLOTS;
         cc->filling = k;
     }
     return &cc->filling->records[cc->filling->filled++];

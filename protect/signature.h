@@ -32,15 +32,19 @@ struct sg_signature {
 
 #define SG_SIGNATURE_BASE UINT64_C(0x9e3779b97f4a7c15) /* odd, and 1 modulo 4 */
 
-/* Basic datatype number `index` (0, 1, 2, ...): its hash is index + 1
- * mixed (splitmix64's finalizer), so that any two differ in their low bits
- * too. */
-static inline struct sg_signature sg_signature_basic(unsigned index)
+/* splitmix64's finalizer: every bit of z in every bit of the result. */
+static inline uint64_t sg_signature_mix(uint64_t z)
 {
-    uint64_t z = (uint64_t)index + 1;
     z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return (struct sg_signature){z ^ (z >> 31), 1, SG_SIGNATURE_BASE};
+    return z ^ (z >> 31);
+}
+
+/* Basic datatype number `index` (0, 1, 2, ...): its hash is index + 1
+ * mixed, so that any two differ in their low bits too. */
+static inline struct sg_signature sg_signature_basic(unsigned index)
+{
+    return (struct sg_signature){sg_signature_mix((uint64_t)index + 1), 1, SG_SIGNATURE_BASE};
 }
 
 /* `a` followed by `b`. */
