@@ -33,6 +33,19 @@ if(SCALEGUARD_TEST_CHECKS)
 else()
   string(APPEND SG_MPI_TEST_CLEAN_ENV ";SCALEGUARD_CHECK=unset:")
 endif()
+# SCALEGUARD_TEST_WATCHDOG=<seconds> runs them under the watchdog, which
+# ends any job with a call longer than that (no test may hang, nor wait
+# that long in one call; README, Tests).
+set(SCALEGUARD_TEST_WATCHDOG "" CACHE STRING
+    "Run the MPI tests with SCALEGUARD_WATCHDOG=<seconds>, action abort (empty: off)")
+if(SCALEGUARD_TEST_WATCHDOG)
+  string(APPEND SG_MPI_TEST_CLEAN_ENV ";SCALEGUARD_WATCHDOG=set:${SCALEGUARD_TEST_WATCHDOG}"
+         ";SCALEGUARD_WATCHDOG_ACTION=set:abort"
+         ";SCALEGUARD_WATCHDOG_DIR=set:${CMAKE_BINARY_DIR}/watchdog-states")
+else()
+  string(APPEND SG_MPI_TEST_CLEAN_ENV
+         ";SCALEGUARD_WATCHDOG=unset:;SCALEGUARD_WATCHDOG_ACTION=unset:;SCALEGUARD_WATCHDOG_DIR=unset:")
+endif()
 
 # sg_expect_test(<name> PROCS <n> [ENV NAME=VALUE...]
 #                EXPECT <status> <pattern> [--also <pattern>]... [--not <pattern>]...

@@ -100,31 +100,43 @@ static void agree(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
     sg_world = (struct sg_world){.procs = procs, .rank = rank};
     const struct sg_layer *layer = sg_layer();
-    /* One digest of the bounds and the checks' setting, 2 words, and only
-     * where the ranks differ the two apart (the ranks do alike). */
+    /* One digest of the bounds, the checks' and the watchdog's settings, 2
+     * words, and only where the ranks differ the three apart (the ranks do
+     * alike). */
     const struct sg_checks_setting *wanted = &layer->checks_loaded;
     uint64_t checks = (uint64_t)wanted->options.batch << 2 |
                       (uint64_t)wanted->options.action << 1 | (uint64_t)wanted->collectives;
-    uint64_t both = layer->fingerprint ^ (checks + 1) * UINT64_C(0x9e3779b97f4a7c15);
-    uint64_t mine[2] = {both, ~both}, extremes[4];
+    uint64_t watchdog = (uint64_t)(layer->watchdog_loaded.seconds * 1000) << 1 |
+                        (uint64_t)layer->watchdog_loaded.action;
+    uint64_t digest = layer->fingerprint ^ (checks + 1) * UINT64_C(0x9e3779b97f4a7c15) ^
+                   (watchdog + 1) * UINT64_C(0xc2b2ae3d27d4eb4f);
+    uint64_t mine[2] = {digest, ~digest}, extremes[6];
     if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return;
-    int agreed = extremes[0] == ~extremes[1], checks_agreed = agreed; /* max == min */
+    int agreed = extremes[0] == ~extremes[1]; /* max == min */
+    int checks_agreed = agreed, watchdog_agreed = agreed;
     if (!agreed) {
-        uint64_t apart[4] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks};
-        if (PMPI_Allreduce(apart, extremes, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+        uint64_t apart[6] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks,
+                             watchdog, ~watchdog};
+        if (PMPI_Allreduce(apart, extremes, 6, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
             MPI_SUCCESS)
             return;
         agreed = extremes[0] == ~extremes[1];
         checks_agreed = extremes[2] == ~extremes[3];
+        watchdog_agreed = extremes[4] == ~extremes[5];
     }
-    sg_layer_apply(agreed, checks_agreed);
+    sg_layer_apply(agreed, checks_agreed, watchdog_agreed);
     if (checks_agreed && layer->checks.collectives)
         sg_check_prepare_world(&layer->checks.options);
+    if (watchdog_agreed && layer->watchdog.seconds > 0)
+        sg_watch_start(layer->watchdog.seconds, layer->watchdog.action);
     if (!checks_agreed && rank == 0)
         sg_log(SG_LOG_WARN, NULL, "the ranks read different settings of the collective "
                                   "checks (SCALEGUARD_CHECK, _ACTION, _BATCH or [checks]): no "
                                   "checks, on any rank");
+    if (!watchdog_agreed && rank == 0)
+        sg_log(SG_LOG_WARN, NULL, "the ranks read different settings of the watchdog "
+                                  "(SCALEGUARD_WATCHDOG or _ACTION): no watchdog, on any rank");
     if (agreed) {
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,

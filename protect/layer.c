@@ -119,6 +119,33 @@ static unsigned load_checks(void)
     return set;
 }
 
+/* The watchdog: off unless SCALEGUARD_WATCHDOG gives a number of seconds;
+ * SCALEGUARD_WATCHDOG_ACTION report (the default) or abort. A value not
+ * understood is told, and the safe reading taken: no watchdog, report. */
+static void load_watchdog(void)
+{
+    const char *limit = getenv("SCALEGUARD_WATCHDOG");
+    const char *action = getenv("SCALEGUARD_WATCHDOG_ACTION");
+    layer.watchdog_loaded = (struct sg_watchdog_setting){0, SG_WATCH_REPORT};
+    if (limit && *limit && strcmp(limit, "none") != 0) {
+        char *end;
+        double seconds = strtod(limit, &end);
+        if (*end == '\0' && seconds >= 0.1 && seconds <= 1e6)
+            layer.watchdog_loaded.seconds = seconds;
+        else if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL,
+                   "SCALEGUARD_WATCHDOG=%s is not a number of seconds from 0.1 to 1e6, or none; "
+                   "no watchdog", limit);
+    }
+    if (action && *action && strcmp(action, "report") != 0) {
+        if (strcmp(action, "abort") == 0)
+            layer.watchdog_loaded.action = SG_WATCH_ABORT;
+        else if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL,
+                   "SCALEGUARD_WATCHDOG_ACTION=%s is not report or abort; using report", action);
+    }
+}
+
 static void checks_from_ini(const struct sg_checks_config *ini, unsigned set_by_environment)
 {
     if (!(set_by_environment & 1) && ini->collectives_line)
@@ -147,6 +174,7 @@ static void load_layer(void)
     }
 
     unsigned checks_set = load_checks();
+    load_watchdog();
     layer.fingerprint = fingerprint(&layer.loaded); /* no rules, until some load */
     const char *path = getenv("SCALEGUARD_CONFIG");
     if (path == NULL || *path == '\0') {
@@ -214,6 +242,9 @@ static void load_layer_once(void)
     if (!sg_init_seen && layer.checks_loaded.collectives && world_rank() == 0)
         sg_log(SG_LOG_WARN, NULL, "the collective checks are not on: MPI was initialised past "
                                   "the layer, so the ranks could not agree to run them");
+    if (!sg_init_seen && layer.watchdog_loaded.seconds > 0 && world_rank() == 0)
+        sg_log(SG_LOG_WARN, NULL, "the watchdog is not on: MPI was initialised past the layer, "
+                                  "so the ranks could not agree to run it");
     atomic_store_explicit(&layer_loaded, 1, memory_order_release);
 }
 
@@ -226,17 +257,20 @@ const struct sg_layer *sg_layer(void)
 
 atomic_uchar sg_passes[SG_ROUTINE_COUNT];
 
-void sg_layer_apply(int agreed, int checks_agreed)
+void sg_layer_apply(int agreed, int checks_agreed, int watchdog_agreed)
 {
     static const struct sg_rule_set class_d_only;
     layer.rules = agreed ? layer.loaded : class_d_only;
     layer.checks = checks_agreed ? layer.checks_loaded
                                  : (struct sg_checks_setting){0, {SG_CHECK_ABORT, 1}};
+    layer.watchdog = watchdog_agreed ? layer.watchdog_loaded
+                                     : (struct sg_watchdog_setting){0, SG_WATCH_REPORT};
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) { /* what nothing_can_trigger passes at once */
         int irregular = sg_routines[r].irregular;
         enum sg_pass pass;
-        /* the summary counts every call; the checks see every call */
-        if (layer.log_level >= SG_LOG_INFO || layer.checks.collectives)
+        /* the summary counts every call; the checks and the watchdog see
+         * every call */
+        if (layer.log_level >= SG_LOG_INFO || layer.checks.collectives || layer.watchdog.seconds > 0)
             pass = SG_PASS_NEVER;
         else if (layer.rules.all[r].bounded)
             pass = irregular ? SG_PASS_NEVER : SG_PASS_REPEATS;
@@ -295,6 +329,7 @@ SG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 
 SG_EXPORT int MPI_Finalize(void)
 {
+    sg_watch_finalizing();
     sg_pending_finish_all(); /* requests the caller freed before they completed */
     if (layer.checks.collectives)
         sg_check_finish_all(); /* what is still open, on every communicator */
@@ -325,5 +360,7 @@ SG_EXPORT int MPI_Finalize(void)
                    atomic_load(&triggers[r][2]), handled);
         }
     }
-    return PMPI_Finalize();
+    int err = PMPI_Finalize();
+    sg_watch_stop();
+    return err;
 }

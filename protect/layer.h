@@ -7,6 +7,7 @@
 #include "bounds.h"
 #include "collective.h"
 #include "collective_check.h"
+#include "watch.h"
 
 enum sg_log_level { SG_LOG_QUIET, SG_LOG_WARN, SG_LOG_INFO, SG_LOG_DEBUG };
 
@@ -45,6 +46,12 @@ struct sg_layer {
         int collectives;
         struct sg_check_options options;
     } checks_loaded, checks;
+    /* The hang watchdog (SCALEGUARD_WATCHDOG=SECONDS,
+     * SCALEGUARD_WATCHDOG_ACTION): likewise. seconds 0: off. */
+    struct sg_watchdog_setting {
+        double seconds;
+        enum sg_watch_action action;
+    } watchdog_loaded, watchdog;
     char source[600];     /* what this process loaded, for the ranks' report */
 };
 
@@ -53,8 +60,9 @@ struct sg_layer {
 const struct sg_layer *sg_layer(void);
 
 /* Put the loaded rules in force (agreed) or leave Class D protection only;
- * the loaded checks setting (checks_agreed) or none. */
-void sg_layer_apply(int agreed, int checks_agreed);
+ * the loaded checks and watchdog settings (checks_agreed, watchdog_agreed)
+ * or none. */
+void sg_layer_apply(int agreed, int checks_agreed, int watchdog_agreed);
 
 /* Per routine, which of its calls protect.c's wrappers send straight to
  * PMPI, before the handler, where no summary counts the calls: without a

@@ -239,11 +239,26 @@ void sg_pending_finish_all(void)
  * it complete (or that runs while the caller's freed ones still run). */
 static void progress_everything(void) { progress_all(0); }
 
+/* The blocking ones are watched (watch.h), without a peer. */
+static void entering(const char *routine)
+{
+    sg_watch_enter(&(struct sg_watch_call){.kind = SG_WATCH_WAIT, .routine = routine,
+                                           .comm = MPI_COMM_NULL, .root = SG_WATCH_NONE,
+                                           .dest = SG_WATCH_NONE, .source = SG_WATCH_NONE});
+}
+
+static int left(int err)
+{
+    sg_watch_leave();
+    return err;
+}
+
 SG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    entering("MPI_Wait");
     if (any_outstanding())
         finish_among(1, request);
-    return PMPI_Wait(request, status);
+    return left(PMPI_Wait(request, status));
 }
 
 SG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -255,9 +270,10 @@ SG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 SG_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
+    entering("MPI_Waitall");
     if (any_outstanding())
         finish_among(count, requests);
-    return PMPI_Waitall(count, requests, statuses);
+    return left(PMPI_Waitall(count, requests, statuses));
 }
 
 SG_EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
@@ -298,7 +314,7 @@ static int holds_one(int count, const MPI_Request requests[])
 /* Waitany and Waitsome over one of ours: test until something completes
  * (ours can complete only when moved on, which a blocking PMPI call would
  * never do). */
-SG_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+static int wait_any(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     if (!any_outstanding() || !holds_one(count, requests))
         return PMPI_Waitany(count, requests, index, status);
@@ -310,8 +326,8 @@ SG_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Sta
     return err;
 }
 
-SG_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                           MPI_Status statuses[])
+static int wait_some(int incount, MPI_Request requests[], int *outcount, int indices[],
+                     MPI_Status statuses[])
 {
     if (!any_outstanding() || !holds_one(incount, requests))
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
@@ -321,6 +337,19 @@ SG_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, i
         err = PMPI_Testsome(incount, requests, outcount, indices, statuses);
     } while (err == MPI_SUCCESS && *outcount == 0);
     return err;
+}
+
+SG_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    entering("MPI_Waitany");
+    return left(wait_any(count, requests, index, status));
+}
+
+SG_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                           MPI_Status statuses[])
+{
+    entering("MPI_Waitsome");
+    return left(wait_some(incount, requests, outcount, indices, statuses));
 }
 
 SG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)

@@ -1117,6 +1117,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
         return sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
     struct sg_runner runner = runner_of(c);
     runner.together = (int)dc->plan.together; /* set for W1-A alone */
+    sg_watch_workaround(sg_workaround_name(w->name));
     int err = w->run(&runner, c, f, dc);
     if (err == -1) { /* the workaround refused before communicating */
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
@@ -1162,7 +1163,7 @@ static void report(const struct sg_call *c, const struct findings *f, const stru
 
 /* Returns an MPI error code, or SG_CALL_AS_MADE: the wrapper then calls its
  * PMPI function with the application's arguments. */
-static int sg_protect(struct sg_call *c)
+static int protect(struct sg_call *c)
 {
     const struct sg_layer *layer = sg_layer();
     /* The checks first: before the layer decides anything about the call. */
@@ -1193,5 +1194,23 @@ static int sg_protect(struct sg_call *c)
     free(dc.told.of);
     free(f.recv.intended);
     free(f.send.intended);
+    return err;
+}
+
+/* With the watchdog on, the call is made here, between its entry and exit
+ * in the watchdog's record (watch.h). */
+static int sg_protect(struct sg_call *c)
+{
+    if (!atomic_load_explicit(&sg_watching, memory_order_relaxed))
+        return protect(c);
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    sg_watch_enter(&(struct sg_watch_call){
+        .kind = SG_WATCH_COLLECTIVE, .routine = info->name, .comm = c->comm,
+        .root = info->rooted ? c->root : SG_WATCH_NONE, .dest = SG_WATCH_NONE,
+        .source = SG_WATCH_NONE});
+    int err = protect(c);
+    if (err == SG_CALL_AS_MADE)
+        err = sg_call_invoke(&sg_pmpi, c);
+    sg_watch_leave();
     return err;
 }

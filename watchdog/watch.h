@@ -1,0 +1,68 @@
+/* The hang watchdog (paper 001, MPI-CHECK: actual deadlocks): with
+ * SCALEGUARD_WATCHDOG=SECONDS, a rank that has been inside one MPI call
+ * longer than that is reported, with what every rank of the job is doing
+ * and the cause where their states show one.
+ *
+ * Every watched call writes what it is (routine, communicator, root, peer,
+ * tag, the call's number on the communicator) into this process's state
+ * record on entry and clears it on exit: a few stores, no system call, no
+ * MPI call. A helper thread per process, which never calls MPI (so
+ * MPI_THREAD_MULTIPLE is not needed), copies the record into the job's
+ * state directory when it has held a while, and when its own rank has been
+ * in one call past the limit reads every rank's file and tells what it
+ * finds (watch_state.h); with SCALEGUARD_WATCHDOG_ACTION=abort it then
+ * ends the job. The directory is the side channel between nodes:
+ * SCALEGUARD_WATCHDOG_DIR, by default .scaleguard-watchdog in the working
+ * directory, which must be shared by the job's nodes. */
+#ifndef SCALEGUARD_WATCH_H
+#define SCALEGUARD_WATCH_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+#include "watch_state.h"
+
+/* Set at MPI_Init when the ranks agreed to watch; cleared at MPI_Finalize. */
+extern atomic_int sg_watching;
+
+/* A watched call, as the calling rank passes it: ranks are the
+ * communicator's (MPI_ANY_SOURCE, MPI_ANY_TAG and MPI_PROC_NULL as MPI
+ * has them), or SG_WATCH_NONE where the call has no such side. */
+struct sg_watch_call {
+    enum sg_watch_kind kind;
+    const char *routine; /* "MPI_Ssend": a string that outlives the call */
+    MPI_Comm comm;       /* MPI_COMM_NULL: none */
+    int root;
+    int dest, dest_tag;
+    int source, source_tag;
+};
+
+/* Record the call this process enters, and that it left. Cheap when the
+ * watchdog is off (one load): callers need not test sg_watching. */
+void sg_watch_enter(const struct sg_watch_call *call);
+void sg_watch_leave(void);
+
+/* MPI_Send, watched: held until received (held_send.c). */
+int sg_watch_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm);
+
+/* Inside a watched call: a workaround runs it (its name), and starts its
+ * sub-calls (each named as started). */
+void sg_watch_workaround(const char *name);
+void sg_watch_sub_call(const char *routine);
+
+enum sg_watch_action { SG_WATCH_REPORT, SG_WATCH_ABORT };
+#define SG_WATCH_ABORT_CODE 14 /* the exit code of the reporting rank */
+
+/* At MPI_Init, on every rank, once the ranks agreed on the setting
+ * (collective on MPI_COMM_WORLD: the job's directory name is rank 0's).
+ * Returns 0, or -1 when this rank cannot watch (told once). */
+int sg_watch_start(double seconds, enum sg_watch_action action);
+
+/* MPI_Finalize is entered: its state, for the other ranks to see. */
+void sg_watch_finalizing(void);
+
+/* MPI_Finalize returned: the helper stops and the rank's file goes. */
+void sg_watch_stop(void);
+
+#endif
