@@ -10,7 +10,9 @@
  *    mpi_f08's MPI_Finalize (mpi_finalize_f08_) calls PMPI_Finalize, which
  *    skips the layer's MPI_Finalize summary, and its MPI_Init and
  *    MPI_Init_thread call PMPI_Init*, which skips the ranks' agreement on
- *    the bounds (agree.c): those three are redefined below.
+ *    the bounds (agree.c): those three are redefined below, and its
+ *    MPI_Barrier (PMPI_Barrier), which the watchdog watches. Its
+ *    MPI_Probe and MPI_Wait call PMPI too: unwatched.
  *
  *  - Open MPI 4.1.4: mpif.h and `use mpi` (libmpi_mpifh.so; the `use mpi`
  *    module of libmpi_usempi_ignore_tkr.so calls the same mpi_gatherv_) name
@@ -25,7 +27,9 @@
  *    mpif.h and `use mpi`: the aliases inside libmpi_mpifh.so are the same
  *    code, not calls). Each converts its arguments exactly as Open MPI 4.1's
  *    does and calls the layer's own MPI_<Name>, so a Fortran call takes the
- *    path of a C call, once. The Fortran PMPI names (pmpi_gatherv_ ...) are
+ *    path of a C call, once. The same for the calls the watchdog watches
+ *    (MPI_Send, Ssend, Rsend, Recv, Probe, Sendrecv(_replace), Barrier);
+ *    Fortran's MPI_WAIT and friends go to PMPI, unwatched (layer.h). The Fortran PMPI names (pmpi_gatherv_ ...) are
  *    left alone, as a PMPI layer must.
  *
  * The wrappers are generated from SG_COLLECTIVES (collective.h): each
@@ -82,6 +86,14 @@ void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr
 }
 SG_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr);
 void mpi_finalize_f08_(MPI_Fint *ierr) { fortran_finalize(ierr); }
+/* mpi_f08's MPI_Barrier calls PMPI_Barrier: the watchdog's Barrier. */
+SG_EXPORT void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int err = MPI_Barrier(PMPI_Comm_f2c(*comm));
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
 
 #elif defined(SCALEGUARD_MPI_OPENMPI) && OMPI_MAJOR_VERSION == 4
 /* ompi_<name>_f is Open MPI's internal interface between its Fortran
@@ -245,6 +257,104 @@ SG_FORTRAN_NAMES(ompi_init_thread_f, init_thread, INIT_THREAD)
 SG_EXPORT void ompi_finalize_f(MPI_Fint *ierr);
 void ompi_finalize_f(MPI_Fint *ierr) { fortran_finalize(ierr); }
 SG_FORTRAN_NAMES(ompi_finalize_f, finalize, FINALIZE)
+
+/* The calls the watchdog watches (watched.c), each as Open MPI 4.1's
+ * mpif-h glue makes it (send_f.c, recv_f.c, ...), but into the layer's
+ * MPI_Xxx: handles from Fortran, MPI_BOTTOM, MPI_STATUS_IGNORE (a status
+ * is a C one: INTEGER is a C int), ierror. */
+extern int mpi_fortran_status_ignore_ SG_EXPORT;
+
+_Static_assert(sizeof(MPI_Status) == 6 * sizeof(MPI_Fint), /* Open MPI 4.1's MPI_STATUS_SIZE */
+               "a Fortran status is a C one");
+
+static MPI_Status *from_fortran_status(MPI_Fint *status)
+{
+    return status == (MPI_Fint *)&mpi_fortran_status_ignore_ ? MPI_STATUS_IGNORE
+                                                              : (MPI_Status *)status;
+}
+
+static void fortran_result(int err, MPI_Fint *ierr)
+{
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
+
+#define SG_FORTRAN_SEND(lower, upper, Name)                                                   \
+    SG_EXPORT void ompi_##lower##_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, \
+                                    MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);            \
+    void ompi_##lower##_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest,          \
+                          MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)                       \
+    {                                                                                          \
+        fortran_result(MPI_##Name(from_fortran_buffer(buf, 0), *count, PMPI_Type_f2c(*type),   \
+                                  *dest, *tag, PMPI_Comm_f2c(*comm)),                          \
+                       ierr);                                                                  \
+    }                                                                                          \
+    SG_FORTRAN_NAMES(ompi_##lower##_f, lower, upper)
+SG_FORTRAN_SEND(send, SEND, Send)
+SG_FORTRAN_SEND(ssend, SSEND, Ssend)
+SG_FORTRAN_SEND(rsend, RSEND, Rsend)
+
+SG_EXPORT void ompi_recv_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source,
+                           MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
+void ompi_recv_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
+                 MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    fortran_result(MPI_Recv(from_fortran_buffer(buf, 0), *count, PMPI_Type_f2c(*type), *source,
+                            *tag, PMPI_Comm_f2c(*comm), from_fortran_status(status)),
+                   ierr);
+}
+SG_FORTRAN_NAMES(ompi_recv_f, recv, RECV)
+
+SG_EXPORT void ompi_probe_f(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status,
+                            MPI_Fint *ierr);
+void ompi_probe_f(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status,
+                  MPI_Fint *ierr)
+{
+    fortran_result(MPI_Probe(*source, *tag, PMPI_Comm_f2c(*comm), from_fortran_status(status)),
+                   ierr);
+}
+SG_FORTRAN_NAMES(ompi_probe_f, probe, PROBE)
+
+SG_EXPORT void ompi_sendrecv_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
+                               MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf,
+                               MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
+                               MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                               MPI_Fint *ierr);
+void ompi_sendrecv_f(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest,
+                     MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                     MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                     MPI_Fint *ierr)
+{
+    fortran_result(MPI_Sendrecv(from_fortran_buffer(sendbuf, 0), *sendcount,
+                                PMPI_Type_f2c(*sendtype), *dest, *sendtag,
+                                from_fortran_buffer(recvbuf, 0), *recvcount,
+                                PMPI_Type_f2c(*recvtype), *source, *recvtag,
+                                PMPI_Comm_f2c(*comm), from_fortran_status(status)),
+                   ierr);
+}
+SG_FORTRAN_NAMES(ompi_sendrecv_f, sendrecv, SENDRECV)
+
+SG_EXPORT void ompi_sendrecv_replace_f(void *buf, MPI_Fint *count, MPI_Fint *type,
+                                       MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source,
+                                       MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                                       MPI_Fint *ierr);
+void ompi_sendrecv_replace_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest,
+                             MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag,
+                             MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    fortran_result(MPI_Sendrecv_replace(from_fortran_buffer(buf, 0), *count, PMPI_Type_f2c(*type),
+                                        *dest, *sendtag, *source, *recvtag,
+                                        PMPI_Comm_f2c(*comm), from_fortran_status(status)),
+                   ierr);
+}
+SG_FORTRAN_NAMES(ompi_sendrecv_replace_f, sendrecv_replace, SENDRECV_REPLACE)
+
+SG_EXPORT void ompi_barrier_f(MPI_Fint *comm, MPI_Fint *ierr);
+void ompi_barrier_f(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    fortran_result(MPI_Barrier(PMPI_Comm_f2c(*comm)), ierr);
+}
+SG_FORTRAN_NAMES(ompi_barrier_f, barrier, BARRIER)
 
 #else
 /* An Open MPI whose Fortran glue was not checked: C callers only. */

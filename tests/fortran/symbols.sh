@@ -8,10 +8,11 @@
 #  - openmpi: for each of the 26 collectives (the C MPI_Xxx it exports) all
 #    five names of Open MPI 4.1's binding, ompi_xxx_f, mpi_xxx, mpi_xxx_,
 #    mpi_xxx__ and MPI_XXX;
-#    and those of MPI_Init, MPI_Init_thread and MPI_Finalize;
+#    and those of MPI_Init, MPI_Init_thread, MPI_Finalize and the calls the
+#    watchdog watches (ompi_send_f, ompi_recv_f, ompi_barrier_f, ...);
 #  - mpich: none of them (MPICH's bindings call MPI_Xxx, so the C wrappers
-#    see Fortran callers already), and mpi_init_f08_, mpi_init_thread_f08_
-#    and mpi_finalize_f08_ (which call PMPI_* there).
+#    see Fortran callers already), and mpi_init_f08_, mpi_init_thread_f08_,
+#    mpi_finalize_f08_ and mpi_barrier_f08_ (which call PMPI_* there).
 nm=$1 flavor=$2 layer=$3
 shift 3
 ours=$(mktemp) && theirs=$(mktemp) && fortran=$(mktemp) || exit 1
@@ -54,10 +55,11 @@ for c in $collectives; do
 done
 case $flavor in
 openmpi) for name in ompi_init_f mpi_init_ ompi_init_thread_f mpi_init_thread_ ompi_finalize_f \
-        mpi_finalize_; do
+        mpi_finalize_ ompi_send_f ompi_ssend_f ompi_rsend_f ompi_recv_f ompi_probe_f \
+        ompi_sendrecv_f ompi_sendrecv_replace_f ompi_barrier_f MPI_BARRIER mpi_barrier__; do
         has "$ours" "$name" || problem "does not export $name"
     done ;;
-mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_; do
+mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_ mpi_barrier_f08_; do
         has "$ours" "$name" || problem "does not export $name"
     done ;;
 *) problem "unknown MPI flavour $flavor" ;;
