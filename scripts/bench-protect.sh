@@ -12,8 +12,9 @@
 #     their floor (case `floor`): a preload that only forwards each call to
 #     PMPI (tests/benchmark/forward.c), the cost of interposing at all;
 #   the collective checks on (case `checks`: `[checks] collectives = yes`,
-#     no bounds; `checks64`: with `batch = 64`), the same sizes, and where
-#     `none` ran too, against it;
+#     no bounds; `checks64`: with `batch = 64`), and the watchdog on (case
+#     `watchdog`: SCALEGUARD_WATCHDOG=60, no bounds), the same sizes, and
+#     where `none` ran too, against it;
 #   each workaround forced (cases W1-B, W2, W1-A): 1, 8 and 64 MiB, with a
 #     bound of a fraction of the call's trigger value (W1-B: a quarter, four
 #     rounds at every size; W1-A: half of n P, groups of 2).
@@ -23,8 +24,9 @@
 # SCALEGUARD_BENCH_PROCS sets P (default 2): with more ranks than cores,
 # busy-polling MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
 # "mpich openmpi") chooses the MPIs, SCALEGUARD_BENCH_CASES (default
-# "floor none shipped cfg W1-B W2 W1-A W3"; the checks only on request,
-# results/checks-overhead.md: SCALEGUARD_BENCH_CASES="none checks checks64")
+# "floor none shipped cfg W1-B W2 W1-A W3"; the checks and the watchdog only
+# on request, results/checks-overhead.md: SCALEGUARD_BENCH_CASES="none checks
+# checks64 watchdog")
 # the cases; a run of some cases writes a report of those only (give it a
 # REPORT of its own).
 set -euo pipefail
@@ -118,7 +120,7 @@ run() {
   tree=$(tree_of "$mpi")
   local preload=$tree/protect/libscaleguard.so
   [[ $ini != floor ]] || preload=$tree/tests/benchmark/libsg_forward.so ini=-
-  local settings=("LD_PRELOAD=$preload" "SCALEGUARD_LOG=quiet")
+  local settings=("LD_PRELOAD=$preload" "SCALEGUARD_LOG=quiet" "${case_settings[@]}")
   [[ $ini == - ]] || settings+=("SCALEGUARD_CONFIG=$ini")
   [[ $mpi != mpich ]] || settings+=("${mpich_env[@]}")
   local launch
@@ -129,10 +131,11 @@ run() {
 
 read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg W1-B W2 W1-A W3}"
 for kase in "${cases[@]}"; do
-  [[ " floor none shipped cfg checks checks64 ${forced[*]%% *} " == *" $kase "* ]] ||
+  [[ " floor none shipped cfg checks checks64 watchdog ${forced[*]%% *} " == *" $kase "* ]] ||
     { echo "bench-protect: unknown case '$kase' in SCALEGUARD_BENCH_CASES" >&2; exit 1; }
 done
 selected() { [[ " ${cases[*]} " == *" $1 "* ]]; }
+case_settings=() # what a case sets in the environment (table)
 
 # The TSV: one line per routine, case and size.
 printf 'mpi\tprocs\troutine\tcase\tbytes\tbare_seconds\tprotected_seconds\tratio\n' \
@@ -152,6 +155,9 @@ table() {
     [[ $kase != floor ]] || ini=floor
     local options=()
     [[ $kase != W3 ]] || options=(--wrap)
+    case_settings=()
+    [[ $kase != watchdog ]] ||
+      case_settings=(SCALEGUARD_WATCHDOG=60 "SCALEGUARD_WATCHDOG_DIR=$work/watchdog-states")
     if ! run "$mpi" "$bytes" "$seconds" "$reps" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"; then
       echo "bench-protect: $mpi, case $kase, $bytes B at P = $procs failed (configuration" \
         "${ini/#$work\//}; its output above); no report written" >&2
@@ -204,8 +210,9 @@ vform() {
   done
 }
 
-# versus MPI CASE: the checks' ratio over the layer's without them (case
-# none), each the median of its own run against the bare call.
+# versus MPI CASE: the checks' (or the watchdog's) ratio over the layer's
+# without them (case none), each the median of its own run against the bare
+# call.
 versus() {
   local mpi=$1 kase=$2 bytes routine
   printf '\n#### %s — %s against the layer without them (%s ratio / none ratio)\n\n| routine |' \
@@ -281,6 +288,9 @@ done
     table "the collective checks on, 64 calls to an exchange (\`batch = 64\`)" "$mpi" checks64 \
       0.4 8 "${untriggered_sizes[@]}"
     ! selected checks64 || ! selected none || versus "$mpi" checks64
+    table "the watchdog on (SCALEGUARD_WATCHDOG=60, no bounds)" "$mpi" watchdog 0.4 8 \
+      "${untriggered_sizes[@]}"
+    ! selected watchdog || ! selected none || versus "$mpi" watchdog
     for item in "${forced[@]}"; do
       read -r name trigger divisor <<<"$item"
       local_bound="$trigger bound = $trigger/$divisor"
