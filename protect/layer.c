@@ -119,7 +119,8 @@ static unsigned load_checks(void)
     return set;
 }
 
-/* The watchdog: off unless SCALEGUARD_WATCHDOG gives a number of seconds;
+/* The watchdog: off unless SCALEGUARD_WATCHDOG gives a number of seconds
+ * (none and 0: off);
  * SCALEGUARD_WATCHDOG_ACTION report (the default) or abort. A value not
  * understood is told, and the safe reading taken: no watchdog, report. */
 static void load_watchdog(void)
@@ -132,7 +133,7 @@ static void load_watchdog(void)
         double seconds = strtod(limit, &end);
         if (*end == '\0' && seconds >= 0.1 && seconds <= 1e6)
             layer.watchdog_loaded.seconds = seconds;
-        else if (world_rank() == 0)
+        else if ((*end != '\0' || seconds != 0) && world_rank() == 0) /* 0: off */
             sg_log(SG_LOG_WARN, NULL,
                    "SCALEGUARD_WATCHDOG=%s is not a number of seconds from 0.1 to 1e6, or none; "
                    "no watchdog", limit);

@@ -2,8 +2,8 @@
  * completes only because the MPI buffers them. MPI-CHECK makes each send
  * wait for a handshake with its receive; here the send itself waits: a
  * small MPI_Send (whose span of memory is at most SG_WATCH_HELD_MAX, where
- * an MPI may buffer it) is made as MPI_Issend of a copy of its data and
- * waited for, so the rank stays in MPI_Send until the receive takes it --
+ * an MPI may buffer it) is made as MPI_Issend of a copy of its data (at the
+ * same places in a buffer of that span) and waited for, so the rank stays in MPI_Send until the receive takes it --
  * as a synchronous send, which the standard allows a standard send to be.
  * If that takes past the limit (and the helper has seen it: a cycle is
  * told as a potential deadlock), the send goes on as if buffered: the
@@ -18,7 +18,6 @@
 #include "record.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #define SG_WATCH_HELD_MAX 65536
@@ -41,6 +40,23 @@ static size_t span_of(int count, MPI_Datatype type, MPI_Aint *first)
     return end - *first <= SG_WATCH_HELD_MAX ? (size_t)(end - *first) : 0;
 }
 
+/* The call's data into `to`, at the same places (to + its layout): packed
+ * and unpacked, so only the datatype's own bytes are read, never its gaps
+ * (which need not be the caller's memory). */
+static int copy_data(const void *buf, int count, MPI_Datatype type, MPI_Comm comm, void *to)
+{
+    int size, packed_at = 0, unpacked_at = 0;
+    int err = PMPI_Pack_size(count, type, comm, &size);
+    char *packed = err == MPI_SUCCESS ? malloc(size > 0 ? (size_t)size : 1) : NULL;
+    if (packed == NULL)
+        return err != MPI_SUCCESS ? err : MPI_ERR_NO_MEM;
+    err = PMPI_Pack(buf, count, type, packed, size, &packed_at, comm);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Unpack(packed, size, &unpacked_at, to, count, type, comm);
+    free(packed);
+    return err;
+}
+
 int sg_watch_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm)
 {
@@ -50,9 +66,10 @@ int sg_watch_send(const void *buf, int count, MPI_Datatype type, int dest, int t
     if (!atomic_load_explicit(&holding, memory_order_relaxed) || dest == MPI_PROC_NULL ||
         (span = span_of(count, type, &first)) == 0 || (copy = malloc(span)) == NULL)
         return PMPI_Send(buf, count, type, dest, tag, comm);
-    memcpy(copy, (const char *)buf + first, span);
+    int err = copy_data(buf, count, type, comm, copy - first);
     MPI_Request request;
-    int err = PMPI_Issend(copy - first, count, type, dest, tag, comm, &request);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Issend(copy - first, count, type, dest, tag, comm, &request);
     if (err != MPI_SUCCESS) {
         free(copy);
         return err;
