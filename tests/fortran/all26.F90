@@ -7,15 +7,7 @@
 ! one is wrong; no other collective is called, so that a PMPI layer's count
 ! of calls is exactly one per routine.
 program all26
-#if defined(SG_USE_MPI_F08)
-  use mpi_f08
-#elif defined(SG_USE_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(SG_MPIF_H)
-  include 'mpif.h'
-#endif
+#include "interface.h"
   integer, parameter :: n = 5
 #if defined(SG_USE_MPI_F08)
   type(MPI_Request) :: request

@@ -10,15 +10,7 @@
 ! The root checks every element; all ranks exit with status 3 when one is
 ! wrong (2 on bad usage or an MPI error code).
 program gatherv
-#if defined(SG_USE_MPI_F08)
-  use mpi_f08
-#elif defined(SG_USE_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(SG_MPIF_H)
-  include 'mpif.h'
-#endif
+#include "interface.h"
   integer, parameter :: n = 3000
 #if defined(SG_USE_MPI_F08)
   type(MPI_Request) :: request

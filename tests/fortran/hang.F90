@@ -7,15 +7,7 @@
 !                SENDRECV, SENDRECV_REPLACE), each value checked; rank 0
 !                prints "hang: exchange done"
 program hang
-#if defined(SG_USE_MPI_F08)
-  use mpi_f08
-#elif defined(SG_USE_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(SG_MPIF_H)
-  include 'mpif.h'
-#endif
+#include "interface.h"
   integer :: ierr, rank, procs, next, prev, x, y, bad
   character(len=16) :: name
 #if defined(SG_USE_MPI_F08)

@@ -4,15 +4,7 @@
 ! the layer with SCALEGUARD_CHECK=collectives the job aborts before the
 ! call reaches MPI; rank 0 prints "mismatch: survived" if it ever returns.
 program mismatch
-#if defined(SG_USE_MPI_F08)
-  use mpi_f08
-#elif defined(SG_USE_MPI)
-  use mpi
-#endif
-  implicit none
-#if defined(SG_MPIF_H)
-  include 'mpif.h'
-#endif
+#include "interface.h"
   integer :: ierr, rank, procs, k
   integer :: mine(3), all(64), counts(16), displs(16)
 
