@@ -50,13 +50,14 @@ endif()
 # sg_expect_test(<name> PROCS <n> [ENV NAME=VALUE...]
 #                EXPECT <status> <pattern> [--also <pattern>]... [--not <pattern>]...
 #                RUN <program> [<argument>...]
-#                [STDOUT] [TIMEOUT <seconds>] [PROCESSORS <n>])
+#                [STDOUT] [TIMEOUT <seconds>] [PROCESSORS <n>] [WRAP <command>...])
 # One MPI test: <program> on <n> ranks, each NAME=VALUE in every rank's
 # environment (sg_mpi_launch), under tests/fault/expect.sh, which checks
 # the exit status and what standard error says (STDOUT: the job's standard
 # output too). Label mpi, 60 s unless TIMEOUT, from a clean environment.
+# WRAP: a command the launcher runs under (timeout ...).
 function(sg_expect_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "STDOUT" "PROCS;TIMEOUT;PROCESSORS" "ENV;EXPECT;RUN")
+  cmake_parse_arguments(PARSE_ARGV 1 T "STDOUT" "PROCS;TIMEOUT;PROCESSORS" "ENV;EXPECT;RUN;WRAP")
   sg_mpi_launch(launch PROCS ${T_PROCS} ENV ${T_ENV})
   set(to_stderr)
   if(T_STDOUT)
@@ -64,7 +65,7 @@ function(sg_expect_test name)
   endif()
   add_test(NAME ${name}
            COMMAND sh ${PROJECT_SOURCE_DIR}/tests/fault/expect.sh ${T_EXPECT} ${to_stderr}
-                   ${launch} ${T_RUN})
+                   ${T_WRAP} ${launch} ${T_RUN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)
   endif()

@@ -40,6 +40,15 @@ static size_t span_of(int count, MPI_Datatype type, MPI_Aint *first)
     return end - *first <= SG_WATCH_HELD_MAX ? (size_t)(end - *first) : 0;
 }
 
+/* A send to the sending rank itself is not held: its receive comes later
+ * on the same thread, so a held one would only wait out the limit. */
+static int to_itself(MPI_Comm comm, int dest)
+{
+    int inter = 1, rank = -1;
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
+           PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == dest;
+}
+
 /* The call's data into `to`, at the same places (to + its layout): packed
  * and unpacked, so only the datatype's own bytes are read, never its gaps
  * (which need not be the caller's memory). */
@@ -64,7 +73,8 @@ int sg_watch_send(const void *buf, int count, MPI_Datatype type, int dest, int t
     size_t span = 0;
     char *copy = NULL;
     if (!atomic_load_explicit(&holding, memory_order_relaxed) || dest == MPI_PROC_NULL ||
-        (span = span_of(count, type, &first)) == 0 || (copy = malloc(span)) == NULL)
+        to_itself(comm, dest) || (span = span_of(count, type, &first)) == 0 ||
+        (copy = malloc(span)) == NULL)
         return PMPI_Send(buf, count, type, dest, tag, comm);
     int err = copy_data(buf, count, type, comm, copy - first);
     MPI_Request request;
