@@ -2,6 +2,9 @@
  * a call whose ranks disagree comes here. */
 #include "check_report.h"
 
+#include "comm_identity.h"
+#include "ranges.h"
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -61,7 +64,7 @@ static void append(char *out, const char *format, ...)
  * each group's first rank; ranks whose value is "" left out. */
 static void append_groups(char *out, char (*values)[VALUE_LENGTH], int procs)
 {
-    int groups = 0;
+    int groups = 0, *same = malloc((size_t)procs * sizeof *same);
     for (int r = 0; r < procs; r++) {
         int first = values[r][0] != '\0';
         for (int q = 0; q < r && first; q++)
@@ -70,25 +73,19 @@ static void append_groups(char *out, char (*values)[VALUE_LENGTH], int procs)
             continue;
         if (++groups > GROUPS_NAMED) {
             append(out, "; and more");
-            return;
+            break;
         }
         int members = 0;
-        char ranks[256] = "";
-        for (int q = r; q < procs; q++) {
-            if (strcmp(values[q], values[r]) != 0)
-                continue;
-            int last = q;
-            while (last + 1 < procs && strcmp(values[last + 1], values[r]) == 0)
-                last++;
-            size_t used = strlen(ranks);
-            snprintf(ranks + used, sizeof ranks - used, last > q ? "%s%d-%d" : "%s%d",
-                     members ? "," : "", q, last);
-            members += last - q + 1;
-            q = last;
-        }
+        char ranks[256];
+        for (int q = r; q < procs && same != NULL; q++)
+            if (strcmp(values[q], values[r]) == 0)
+                same[members++] = q;
+        if (sg_ranges_format(same, members, ranks, sizeof ranks - 4) < members)
+            strcat(ranks, ",...");
         append(out, "%srank%s %s %s", groups > 1 ? "; " : "", members > 1 ? "s" : "", ranks,
                values[r]);
     }
+    free(same);
 }
 
 /* "2 x MPI_INT (2 basic elements)" */
@@ -253,37 +250,17 @@ static void abort_job(void)
 
 /* ": world ranks 1,3" for a communicator other than MPI_COMM_WORLD (the
  * ranks the message names are the communicator's). */
-static void world_ranks(MPI_Comm comm, int procs, char *out, size_t size)
+static void world_ranks(MPI_Comm comm, char *out, size_t size)
 {
-    MPI_Group group, world;
-    int *ranks = malloc(2 * (size_t)procs * sizeof *ranks);
+    const struct sg_comm_identity *identity =
+        comm == MPI_COMM_WORLD ? NULL : sg_comm_identity(comm);
     *out = '\0';
-    if (comm == MPI_COMM_WORLD || ranks == NULL || PMPI_Comm_group(comm, &group) != MPI_SUCCESS) {
-        free(ranks);
+    if (identity == NULL || size < 32)
         return;
-    }
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    for (int r = 0; r < procs; r++)
-        ranks[r] = r;
-    if (PMPI_Group_translate_ranks(group, procs, ranks, world, ranks + procs) == MPI_SUCCESS) {
-        snprintf(out, size, ": world rank%s", procs > 1 ? "s" : "");
-        for (int r = 0; r < procs; r++) {
-            int last = r;
-            while (last + 1 < procs && ranks[procs + last + 1] == ranks[procs + last] + 1)
-                last++;
-            size_t used = strlen(out);
-            if (used + 24 >= size) {
-                snprintf(out + used, size - used, ",...");
-                break;
-            }
-            snprintf(out + used, size - used, last > r ? "%s%d-%d" : "%s%d", r ? "," : " ",
-                     ranks[procs + r], ranks[procs + last]);
-            r = last;
-        }
-    }
-    PMPI_Group_free(&world);
-    PMPI_Group_free(&group);
-    free(ranks);
+    int n = snprintf(out, size, ": world rank%s ", identity->local_size > 1 ? "s" : "");
+    if (sg_ranges_format(identity->local, identity->local_size, out + n, size - (size_t)n - 4) <
+        identity->local_size)
+        strcat(out, ",...");
 }
 
 /* The first mismatch this process tells. */
@@ -418,7 +395,7 @@ void sg_check_report(MPI_Comm copy, MPI_Comm comm, struct sg_check_facts *facts,
         char name[MPI_MAX_OBJECT_NAME] = "", members[160] = "";
         int length = 0, first = 0;
         PMPI_Comm_get_name(comm, name, &length);
-        world_ranks(comm, procs, members, sizeof members);
+        world_ranks(comm, members, sizeof members);
         while (all != NULL && first + 1 < procs && all[first].routine < 0)
             first++; /* the header names a rank's call */
         if (message != NULL && all != NULL) {

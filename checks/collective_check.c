@@ -24,6 +24,7 @@
 #include "collective_check.h"
 
 #include "check_report.h"
+#include "observe.h"
 #include "private_comm.h"
 
 #include <pthread.h>
@@ -562,6 +563,9 @@ int sg_check_collective(const struct sg_call *c)
         return MPI_ERR_NO_MEM;
     if ((err = measure(c, ++cc->calls, procs, rank, r->mine, &r->facts)) != MPI_SUCCESS)
         no_call(r, cc->calls, SG_CHECK_NO_CALL); /* MPI reports it; its record keeps the line */
+    else if (r->facts.send.present || r->facts.recv.present) /* for the trace */
+        sg_observe_signature(
+            (r->facts.send.present ? &r->facts.send : &r->facts.recv)->type_signature.hash);
     int blocking = c->request == NULL;
     if (cc->filling->filled == (int)options.batch)
         make(cc, blocking);

@@ -100,43 +100,51 @@ static void agree(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
     sg_world = (struct sg_world){.procs = procs, .rank = rank};
     const struct sg_layer *layer = sg_layer();
-    /* One digest of the bounds, the checks' and the watchdog's settings, 2
-     * words, and only where the ranks differ the three apart (the ranks do
-     * alike). */
+    /* One digest of the bounds and the checks', the watchdog's and the
+     * trace's settings, 2 words, and only where the ranks differ the four
+     * apart (the ranks do alike). */
     const struct sg_checks_setting *wanted = &layer->checks_loaded;
     uint64_t checks = (uint64_t)wanted->options.batch << 2 |
                       (uint64_t)wanted->options.action << 1 | (uint64_t)wanted->collectives;
     uint64_t watchdog = (uint64_t)(layer->watchdog_loaded.seconds * 1000) << 1 |
                         (uint64_t)layer->watchdog_loaded.action;
+    uint64_t trace = (uint64_t)layer->trace_loaded.on;
     uint64_t digest = layer->fingerprint ^ (checks + 1) * UINT64_C(0x9e3779b97f4a7c15) ^
-                   (watchdog + 1) * UINT64_C(0xc2b2ae3d27d4eb4f);
-    uint64_t mine[2] = {digest, ~digest}, extremes[6];
+                      (watchdog + 1) * UINT64_C(0xc2b2ae3d27d4eb4f) ^
+                      (trace + 1) * UINT64_C(0x165667b19e3779f9);
+    uint64_t mine[2] = {digest, ~digest}, extremes[8];
     if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return;
     int agreed = extremes[0] == ~extremes[1]; /* max == min */
-    int checks_agreed = agreed, watchdog_agreed = agreed;
+    unsigned settings_agreed = agreed ? SG_AGREED_CHECKS | SG_AGREED_WATCHDOG | SG_AGREED_TRACE
+                                      : 0;
     if (!agreed) {
-        uint64_t apart[6] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks,
-                             watchdog, ~watchdog};
-        if (PMPI_Allreduce(apart, extremes, 6, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+        uint64_t apart[8] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks,
+                             watchdog, ~watchdog, trace, ~trace};
+        if (PMPI_Allreduce(apart, extremes, 8, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
             MPI_SUCCESS)
             return;
         agreed = extremes[0] == ~extremes[1];
-        checks_agreed = extremes[2] == ~extremes[3];
-        watchdog_agreed = extremes[4] == ~extremes[5];
+        settings_agreed = (extremes[2] == ~extremes[3] ? SG_AGREED_CHECKS : 0) |
+                          (extremes[4] == ~extremes[5] ? SG_AGREED_WATCHDOG : 0) |
+                          (extremes[6] == ~extremes[7] ? SG_AGREED_TRACE : 0);
     }
-    sg_layer_apply(agreed, checks_agreed, watchdog_agreed);
-    if (checks_agreed && layer->checks.collectives)
+    sg_layer_apply(agreed, settings_agreed);
+    if (layer->checks.collectives)
         sg_check_prepare_world(&layer->checks.options);
-    if (watchdog_agreed && layer->watchdog.seconds > 0)
-        sg_watch_start(layer->watchdog.seconds, layer->watchdog.action);
-    if (!checks_agreed && rank == 0)
+    sg_observe_start(layer->watchdog.seconds, layer->watchdog.action,
+                     layer->trace.on ? layer->trace.dir : NULL);
+    if (!(settings_agreed & SG_AGREED_CHECKS) && rank == 0)
         sg_log(SG_LOG_WARN, NULL, "the ranks read different settings of the collective "
                                   "checks (SCALEGUARD_CHECK, _ACTION, _BATCH or [checks]): no "
                                   "checks, on any rank");
-    if (!watchdog_agreed && rank == 0)
+    if (!(settings_agreed & SG_AGREED_WATCHDOG) && rank == 0)
         sg_log(SG_LOG_WARN, NULL, "the ranks read different settings of the watchdog "
                                   "(SCALEGUARD_WATCHDOG or _ACTION): no watchdog, on any rank");
+    if (!(settings_agreed & SG_AGREED_TRACE) && rank == 0)
+        sg_log(SG_LOG_WARN, NULL, "the ranks read different settings of the trace "
+                                  "(SCALEGUARD_TRACE set on some ranks only): no trace, on any "
+                                  "rank");
     if (agreed) {
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,

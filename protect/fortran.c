@@ -28,9 +28,11 @@
  *    code, not calls). Each converts its arguments exactly as Open MPI 4.1's
  *    does and calls the layer's own MPI_<Name>, so a Fortran call takes the
  *    path of a C call, once. The same for the calls the watchdog watches
- *    (MPI_Send, Ssend, Rsend, Recv, Probe, Sendrecv(_replace), Barrier);
- *    Fortran's MPI_WAIT and friends go to PMPI, unwatched (layer.h). The Fortran PMPI names (pmpi_gatherv_ ...) are
- *    left alone, as a PMPI layer must.
+ *    and the trace sees (MPI_Send, Ssend, Rsend, Bsend, Isend, Issend,
+ *    Irsend, Ibsend, Recv, Irecv, Probe, Sendrecv(_replace), Barrier);
+ *    Fortran's MPI_WAIT and friends go to PMPI, unwatched and untraced
+ *    (layer.h). The Fortran PMPI names (pmpi_gatherv_ ...) are left alone,
+ *    as a PMPI layer must.
  *
  * The wrappers are generated from SG_COLLECTIVES (collective.h): each
  * routine's `args` list names, in the order of the routine's parameters, the
@@ -258,7 +260,7 @@ SG_EXPORT void ompi_finalize_f(MPI_Fint *ierr);
 void ompi_finalize_f(MPI_Fint *ierr) { fortran_finalize(ierr); }
 SG_FORTRAN_NAMES(ompi_finalize_f, finalize, FINALIZE)
 
-/* The calls the watchdog watches (watched.c), each as Open MPI 4.1's
+/* The calls the watchdog watches and the trace sees (observed.c), each as Open MPI 4.1's
  * mpif-h glue makes it (send_f.c, recv_f.c, ...), but into the layer's
  * MPI_Xxx: handles from Fortran, MPI_BOTTOM, MPI_STATUS_IGNORE (a status
  * is a C one: INTEGER is a C int), ierror. */
@@ -293,6 +295,44 @@ static void fortran_result(int err, MPI_Fint *ierr)
 SG_FORTRAN_SEND(send, SEND, Send)
 SG_FORTRAN_SEND(ssend, SSEND, Ssend)
 SG_FORTRAN_SEND(rsend, RSEND, Rsend)
+SG_FORTRAN_SEND(bsend, BSEND, Bsend)
+
+/* The non-blocking ones the trace sees (observed.c): the request back as
+ * Fortran's handle. Open MPI's MPI_WAIT family goes to PMPI (above): their
+ * completions are not traced. */
+#define SG_FORTRAN_ISEND(lower, upper, Name)                                                  \
+    SG_EXPORT void ompi_##lower##_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, \
+                                    MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request,          \
+                                    MPI_Fint *ierr);                                           \
+    void ompi_##lower##_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest,          \
+                          MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)    \
+    {                                                                                          \
+        MPI_Request c_request;                                                                 \
+        int err = MPI_##Name(from_fortran_buffer(buf, 0), *count, PMPI_Type_f2c(*type), *dest, \
+                             *tag, PMPI_Comm_f2c(*comm), &c_request);                          \
+        if (err == MPI_SUCCESS)                                                                \
+            *request = PMPI_Request_c2f(c_request);                                            \
+        fortran_result(err, ierr);                                                             \
+    }                                                                                          \
+    SG_FORTRAN_NAMES(ompi_##lower##_f, lower, upper)
+SG_FORTRAN_ISEND(isend, ISEND, Isend)
+SG_FORTRAN_ISEND(issend, ISSEND, Issend)
+SG_FORTRAN_ISEND(irsend, IRSEND, Irsend)
+SG_FORTRAN_ISEND(ibsend, IBSEND, Ibsend)
+
+SG_EXPORT void ompi_irecv_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source,
+                            MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void ompi_irecv_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
+                  MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request c_request;
+    int err = MPI_Irecv(from_fortran_buffer(buf, 0), *count, PMPI_Type_f2c(*type), *source, *tag,
+                        PMPI_Comm_f2c(*comm), &c_request);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c_request);
+    fortran_result(err, ierr);
+}
+SG_FORTRAN_NAMES(ompi_irecv_f, irecv, IRECV)
 
 SG_EXPORT void ompi_recv_f(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source,
                            MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);

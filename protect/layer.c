@@ -147,6 +147,23 @@ static void load_watchdog(void)
     }
 }
 
+/* The trace: off unless SCALEGUARD_TRACE names a directory (none: off). */
+static void load_trace(void)
+{
+    const char *dir = getenv("SCALEGUARD_TRACE");
+    layer.trace_loaded.on = 0;
+    if (dir == NULL || *dir == '\0' || strcmp(dir, "none") == 0)
+        return;
+    if (strlen(dir) >= sizeof layer.trace_loaded.dir) {
+        if (world_rank() == 0)
+            sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_TRACE names a directory of more than %zu "
+                                      "characters; no trace", sizeof layer.trace_loaded.dir - 1);
+        return;
+    }
+    layer.trace_loaded.on = 1;
+    snprintf(layer.trace_loaded.dir, sizeof layer.trace_loaded.dir, "%s", dir);
+}
+
 static void checks_from_ini(const struct sg_checks_config *ini, unsigned set_by_environment)
 {
     if (!(set_by_environment & 1) && ini->collectives_line)
@@ -176,6 +193,7 @@ static void load_layer(void)
 
     unsigned checks_set = load_checks();
     load_watchdog();
+    load_trace();
     layer.fingerprint = fingerprint(&layer.loaded); /* no rules, until some load */
     const char *path = getenv("SCALEGUARD_CONFIG");
     if (path == NULL || *path == '\0') {
@@ -246,6 +264,9 @@ static void load_layer_once(void)
     if (!sg_init_seen && layer.watchdog_loaded.seconds > 0 && world_rank() == 0)
         sg_log(SG_LOG_WARN, NULL, "the watchdog is not on: MPI was initialised past the layer, "
                                   "so the ranks could not agree to run it");
+    if (!sg_init_seen && layer.trace_loaded.on && world_rank() == 0)
+        sg_log(SG_LOG_WARN, NULL, "the trace is not on: MPI was initialised past the layer, "
+                                  "so the ranks could not agree to run it");
     atomic_store_explicit(&layer_loaded, 1, memory_order_release);
 }
 
@@ -258,20 +279,27 @@ const struct sg_layer *sg_layer(void)
 
 atomic_uchar sg_passes[SG_ROUTINE_COUNT];
 
-void sg_layer_apply(int agreed, int checks_agreed, int watchdog_agreed)
+void sg_layer_apply(int agreed, unsigned settings_agreed)
 {
     static const struct sg_rule_set class_d_only;
     layer.rules = agreed ? layer.loaded : class_d_only;
-    layer.checks = checks_agreed ? layer.checks_loaded
-                                 : (struct sg_checks_setting){0, {SG_CHECK_ABORT, 1}};
-    layer.watchdog = watchdog_agreed ? layer.watchdog_loaded
-                                     : (struct sg_watchdog_setting){0, SG_WATCH_REPORT};
+    layer.checks = settings_agreed & SG_AGREED_CHECKS
+                       ? layer.checks_loaded
+                       : (struct sg_checks_setting){0, {SG_CHECK_ABORT, 1}};
+    layer.watchdog = settings_agreed & SG_AGREED_WATCHDOG
+                         ? layer.watchdog_loaded
+                         : (struct sg_watchdog_setting){0, SG_WATCH_REPORT};
+    if (settings_agreed & SG_AGREED_TRACE)
+        layer.trace = layer.trace_loaded;
+    else
+        layer.trace.on = 0;
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) { /* what nothing_can_trigger passes at once */
         int irregular = sg_routines[r].irregular;
         enum sg_pass pass;
-        /* the summary counts every call; the checks and the watchdog see
-         * every call */
-        if (layer.log_level >= SG_LOG_INFO || layer.checks.collectives || layer.watchdog.seconds > 0)
+        /* the summary counts every call; the checks, the watchdog and the
+         * trace see every call */
+        if (layer.log_level >= SG_LOG_INFO || layer.checks.collectives ||
+            layer.watchdog.seconds > 0 || layer.trace.on)
             pass = SG_PASS_NEVER;
         else if (layer.rules.all[r].bounded)
             pass = irregular ? SG_PASS_NEVER : SG_PASS_REPEATS;
@@ -330,7 +358,7 @@ SG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 
 SG_EXPORT int MPI_Finalize(void)
 {
-    sg_watch_finalizing();
+    sg_observe_finalizing(); /* the watchdog's state; the trace's end, before MPI_T's */
     sg_pending_finish_all(); /* requests the caller freed before they completed */
     if (layer.checks.collectives)
         sg_check_finish_all(); /* what is still open, on every communicator */
@@ -362,6 +390,6 @@ SG_EXPORT int MPI_Finalize(void)
         }
     }
     int err = PMPI_Finalize();
-    sg_watch_stop();
+    sg_observe_stop();
     return err;
 }

@@ -7,7 +7,7 @@
 #include "bounds.h"
 #include "collective.h"
 #include "collective_check.h"
-#include "watch.h"
+#include "observe.h"
 
 enum sg_log_level { SG_LOG_QUIET, SG_LOG_WARN, SG_LOG_INFO, SG_LOG_DEBUG };
 
@@ -52,6 +52,12 @@ struct sg_layer {
         double seconds;
         enum sg_watch_action action;
     } watchdog_loaded, watchdog;
+    /* The trace (SCALEGUARD_TRACE=DIR): on or off likewise; the directory
+     * is each process's own reading. */
+    struct sg_trace_setting {
+        int on;
+        char dir[2048];
+    } trace_loaded, trace;
     char source[600];     /* what this process loaded, for the ranks' report */
 };
 
@@ -60,9 +66,12 @@ struct sg_layer {
 const struct sg_layer *sg_layer(void);
 
 /* Put the loaded rules in force (agreed) or leave Class D protection only;
- * the loaded checks and watchdog settings (checks_agreed, watchdog_agreed)
- * or none. */
-void sg_layer_apply(int agreed, int checks_agreed, int watchdog_agreed);
+ * the loaded checks, watchdog and trace settings where the ranks agreed on
+ * them (SG_AGREED_* in `settings_agreed`), or none. */
+#define SG_AGREED_CHECKS 1u
+#define SG_AGREED_WATCHDOG 2u
+#define SG_AGREED_TRACE 4u
+void sg_layer_apply(int agreed, unsigned settings_agreed);
 
 /* Per routine, which of its calls protect.c's wrappers send straight to
  * PMPI, before the handler, where no summary counts the calls: without a

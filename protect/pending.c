@@ -239,64 +239,83 @@ void sg_pending_finish_all(void)
  * it complete (or that runs while the caller's freed ones still run). */
 static void progress_everything(void) { progress_all(0); }
 
-/* The blocking ones are watched (watch.h), without a peer. */
-static void entering(const char *routine)
+/* Observed (observe.h): the blocking ones are watched, without a peer;
+ * the trace sees which requests they complete. */
+static void entering(const char *routine, enum sg_watch_kind kind, int count,
+                     const MPI_Request requests[])
 {
-    sg_watch_enter(&(struct sg_watch_call){.kind = SG_WATCH_WAIT, .routine = routine,
-                                           .comm = MPI_COMM_NULL, .root = SG_WATCH_NONE,
-                                           .dest = SG_WATCH_NONE, .source = SG_WATCH_NONE});
+    sg_observe_enter(&(struct sg_observed_call){
+        .kind = kind, .routine = routine, .comm = MPI_COMM_NULL, .root = SG_WATCH_NONE,
+        .dest = SG_WATCH_NONE, .source = SG_WATCH_NONE, .count = -1,
+        .type = MPI_DATATYPE_NULL});
+    sg_observe_completing(count, requests);
 }
 
-static int left(int err)
+/* `done` of the requests completed: those at `indices` (NULL: the first
+ * `done`), with `statuses` (NULL: ignored). */
+static int left(int err, int done, const int *indices, const MPI_Status *statuses)
 {
-    sg_watch_leave();
-    return err;
+    if (err == MPI_SUCCESS && done > 0 && done != MPI_UNDEFINED)
+        sg_observe_completed(done, indices, statuses);
+    return sg_observe_leave(err);
 }
+
+#define KEPT(statuses) ((statuses) == MPI_STATUSES_IGNORE ? NULL : (statuses))
+#define KEPT_ONE(status) ((status) == MPI_STATUS_IGNORE ? NULL : (status))
 
 SG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    entering("MPI_Wait");
+    entering("MPI_Wait", SG_WATCH_WAIT, 1, request);
     if (any_outstanding())
         finish_among(1, request);
-    return left(PMPI_Wait(request, status));
+    return left(PMPI_Wait(request, status), 1, NULL, KEPT_ONE(status));
 }
 
 SG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    entering("MPI_Test", SG_WATCH_OUTSIDE, 1, request);
     if (any_outstanding())
         progress_everything();
-    return PMPI_Test(request, flag, status);
+    int err = PMPI_Test(request, flag, status);
+    return left(err, err == MPI_SUCCESS && *flag, NULL, KEPT_ONE(status));
 }
 
 SG_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
-    entering("MPI_Waitall");
+    entering("MPI_Waitall", SG_WATCH_WAIT, count, requests);
     if (any_outstanding())
         finish_among(count, requests);
-    return left(PMPI_Waitall(count, requests, statuses));
+    return left(PMPI_Waitall(count, requests, statuses), count, NULL, KEPT(statuses));
 }
 
 SG_EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
+    entering("MPI_Testall", SG_WATCH_OUTSIDE, count, requests);
     if (any_outstanding())
         progress_everything();
-    return PMPI_Testall(count, requests, flag, statuses);
+    int err = PMPI_Testall(count, requests, flag, statuses);
+    return left(err, err == MPI_SUCCESS && *flag ? count : 0, NULL, KEPT(statuses));
 }
 
 SG_EXPORT int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
                           MPI_Status *status)
 {
+    entering("MPI_Testany", SG_WATCH_OUTSIDE, count, requests);
     if (any_outstanding())
         progress_everything();
-    return PMPI_Testany(count, requests, index, flag, status);
+    int err = PMPI_Testany(count, requests, index, flag, status);
+    return left(err, err == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED, index,
+                KEPT_ONE(status));
 }
 
 SG_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                            MPI_Status statuses[])
 {
+    entering("MPI_Testsome", SG_WATCH_OUTSIDE, incount, requests);
     if (any_outstanding())
         progress_everything();
-    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    int err = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    return left(err, err == MPI_SUCCESS ? *outcount : 0, indices, KEPT(statuses));
 }
 
 /* Whether one of ours is among `requests`. */
@@ -341,15 +360,17 @@ static int wait_some(int incount, MPI_Request requests[], int *outcount, int ind
 
 SG_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
-    entering("MPI_Waitany");
-    return left(wait_any(count, requests, index, status));
+    entering("MPI_Waitany", SG_WATCH_WAIT, count, requests);
+    int err = wait_any(count, requests, index, status);
+    return left(err, *index != MPI_UNDEFINED, index, KEPT_ONE(status));
 }
 
 SG_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                            MPI_Status statuses[])
 {
-    entering("MPI_Waitsome");
-    return left(wait_some(incount, requests, outcount, indices, statuses));
+    entering("MPI_Waitsome", SG_WATCH_WAIT, incount, requests);
+    int err = wait_some(incount, requests, outcount, indices, statuses);
+    return left(err, *outcount, indices, KEPT(statuses));
 }
 
 SG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)

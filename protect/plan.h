@@ -46,6 +46,15 @@ enum left_reason {
     LEFT_REASONS
 };
 
+/* Each reason as a word, for the trace's records (trace/FORMAT.md: why=). */
+static const char *const left_reason_words[LEFT_REASONS] = {
+    [LEFT_DISPLS] = "displs",           [LEFT_NO_WORKAROUND] = "no-workaround",
+    [LEFT_CANNOT_CUT] = "cannot-cut",   [LEFT_REFUSED] = "refused",
+    [LEFT_NEEDS_MESSAGE] = "needs-message", [LEFT_WINDOWS_DIFFER] = "windows-differ",
+    [LEFT_SPLIT_RISK] = "split-risk",   [LEFT_TOO_MANY_ROUNDS] = "too-many-rounds",
+    [LEFT_MIXED_TYPES] = "mixed-types", [LEFT_W1A_UNMADE] = "w1a-unmade",
+};
+
 /* What W1-B would need on this rank, computed once per call for the
  * decision and the agreement: every rank derives the same chunk from the
  * same bounds; `rounds`, `cuts` and the windows depend on this rank's

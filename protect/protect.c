@@ -1110,6 +1110,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     *outcome = SG_OUTCOME_PLAIN;
     if (dc->plan.kind == PLAN_LEFT_ALONE) {
         report_left_alone(c, &f->sh, dc->why, dc->reports, dc->fit.win.count);
+        sg_observe_left_alone(left_reason_words[dc->why]);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
     }
@@ -1117,7 +1118,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
         return sg_call_invoke(&sg_pmpi, c); /* keeps the real request */
     struct sg_runner runner = runner_of(c);
     runner.together = (int)dc->plan.together; /* set for W1-A alone */
-    sg_watch_workaround(sg_workaround_name(w->name));
+    sg_observe_workaround(sg_workaround_name(w->name));
     int err = w->run(&runner, c, f, dc);
     if (err == -1) { /* the workaround refused before communicating */
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
@@ -1126,6 +1127,7 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
                sg_routines[c->routine].name, sg_workaround_name(w->name),
                w->name == SG_WORKAROUND_W2 ? " (one element of its datatype is over the bound)"
                                            : "");
+        sg_observe_left_alone(left_reason_words[LEFT_REFUSED]);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
     }
@@ -1197,20 +1199,19 @@ static int protect(struct sg_call *c)
     return err;
 }
 
-/* With the watchdog on, the call is made here, between its entry and exit
- * in the watchdog's record (watch.h). */
+/* Observed (the watchdog, the trace: observe.h), the call is made here,
+ * between its entry and exit. */
 static int sg_protect(struct sg_call *c)
 {
-    if (!atomic_load_explicit(&sg_watching, memory_order_relaxed))
+    if (!atomic_load_explicit(&sg_observing, memory_order_relaxed))
         return protect(c);
     const struct sg_routine_info *info = &sg_routines[c->routine];
-    sg_watch_enter(&(struct sg_watch_call){
+    sg_observe_enter(&(struct sg_observed_call){
         .kind = SG_WATCH_COLLECTIVE, .routine = info->name, .comm = c->comm,
         .root = info->rooted ? c->root : SG_WATCH_NONE, .dest = SG_WATCH_NONE,
-        .source = SG_WATCH_NONE});
+        .source = SG_WATCH_NONE, .collective = c});
     int err = protect(c);
     if (err == SG_CALL_AS_MADE)
         err = sg_call_invoke(&sg_pmpi, c);
-    sg_watch_leave();
-    return err;
+    return sg_observe_leave(err);
 }

@@ -72,7 +72,8 @@ int sg_watch_send(const void *buf, int count, MPI_Datatype type, int dest, int t
     MPI_Aint first = 0;
     size_t span = 0;
     char *copy = NULL;
-    if (!atomic_load_explicit(&holding, memory_order_relaxed) || dest == MPI_PROC_NULL ||
+    if (!atomic_load_explicit(&sg_watching, memory_order_relaxed) ||
+        !atomic_load_explicit(&holding, memory_order_relaxed) || dest == MPI_PROC_NULL ||
         to_itself(comm, dest) || (span = span_of(count, type, &first)) == 0 ||
         (copy = malloc(span)) == NULL)
         return PMPI_Send(buf, count, type, dest, tag, comm);

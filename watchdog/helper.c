@@ -182,26 +182,12 @@ static void *watch(void *unused)
     return NULL;
 }
 
-/* The job's name, the same on every rank: Slurm's job and step, or rank
- * 0's host, process and start time. */
-static int agree_on_job(char *job, size_t size)
-{
-    if (helper.rank == 0) {
-        const char *id = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-        if (id && *id)
-            snprintf(job, size, "slurm-%s.%s", id, step && *step ? step : "0");
-        else
-            snprintf(job, size, "%s-%d-%ld", helper.host, helper.pid, (long)sg_watch_now());
-    }
-    return PMPI_Bcast(job, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
 static int make_directory(const char *path)
 {
     return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-int sg_watch_start(double seconds, enum sg_watch_action action)
+int sg_watch_start(double seconds, enum sg_watch_action action, const char *job)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &helper.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &helper.procs);
@@ -211,9 +197,6 @@ int sg_watch_start(double seconds, enum sg_watch_action action)
     helper.limit = seconds;
     helper.period = seconds / 8 < 1 ? seconds / 8 : 1;
     helper.action = action;
-    char job[128] = "";
-    if (agree_on_job(job, sizeof job) != MPI_SUCCESS)
-        return -1;
     const char *dir = getenv("SCALEGUARD_WATCHDOG_DIR");
     char cwd[PATH_MAX / 2] = "";
     helper.default_base = dir == NULL || *dir == '\0';

@@ -20,27 +20,19 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+#include "comm_identity.h"
+#include "observed_call.h"
 #include "watch_state.h"
 
 /* Set at MPI_Init when the ranks agreed to watch; cleared at MPI_Finalize. */
 extern atomic_int sg_watching;
 
-/* A watched call, as the calling rank passes it: ranks are the
- * communicator's (MPI_ANY_SOURCE, MPI_ANY_TAG and MPI_PROC_NULL as MPI
- * has them), or SG_WATCH_NONE where the call has no such side. */
-struct sg_watch_call {
-    enum sg_watch_kind kind;
-    const char *routine; /* "MPI_Ssend": a string that outlives the call */
-    MPI_Comm comm;       /* MPI_COMM_NULL: none */
-    int root;
-    int dest, dest_tag;
-    int source, source_tag;
-};
-
-/* Record the call this process enters, and that it left. Cheap when the
- * watchdog is off (one load): callers need not test sg_watching. */
-void sg_watch_enter(const struct sg_watch_call *call);
-void sg_watch_leave(void);
+/* Record the call this process enters (the observer resolved its
+ * communicator's identity, the call's number on it and the time), and
+ * that it left. */
+void sg_watch_enter(const struct sg_observed_call *call, struct sg_comm_identity *identity,
+                    uint64_t number, double since);
+void sg_watch_leave(double since);
 
 /* MPI_Send, watched: held until received (held_send.c). */
 int sg_watch_send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
@@ -54,10 +46,10 @@ void sg_watch_sub_call(const char *routine);
 enum sg_watch_action { SG_WATCH_REPORT, SG_WATCH_ABORT };
 #define SG_WATCH_ABORT_CODE 14 /* the exit code of the reporting rank */
 
-/* At MPI_Init, on every rank, once the ranks agreed on the setting
- * (collective on MPI_COMM_WORLD: the job's directory name is rank 0's).
- * Returns 0, or -1 when this rank cannot watch (told once). */
-int sg_watch_start(double seconds, enum sg_watch_action action);
+/* At MPI_Init, on every rank, once the ranks agreed on the setting; `job`
+ * names the job's directory, the same on every rank. Returns 0, or -1 when
+ * this rank cannot watch (told once). */
+int sg_watch_start(double seconds, enum sg_watch_action action, const char *job);
 
 /* MPI_Finalize is entered: its state, for the other ranks to see. */
 void sg_watch_finalizing(void);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
+
 static const char *const kind_names[SG_WATCH_KIND_COUNT] = {
     "outside", "collective", "send", "recv", "sendrecv", "wait", "finalize", "missing",
 };
@@ -15,50 +17,6 @@ int sg_watch_kind_blocks(enum sg_watch_kind kind)
 {
     return kind == SG_WATCH_COLLECTIVE || kind == SG_WATCH_SEND || kind == SG_WATCH_RECV ||
            kind == SG_WATCH_SENDRECV || kind == SG_WATCH_WAIT || kind == SG_WATCH_FINALIZE;
-}
-
-/* ---- Ranges of ranks ---------------------------------------------------- */
-
-int sg_watch_ranges(const int *ranks, int count, char *out, size_t size)
-{
-    size_t at = 0;
-    out[0] = '\0';
-    for (int i = 0; i < count;) {
-        int j = i;
-        while (j + 1 < count && ranks[j + 1] == ranks[j] + 1)
-            j++;
-        int n = j > i ? snprintf(out + at, size - at, "%s%d-%d", at ? "," : "", ranks[i], ranks[j])
-                      : snprintf(out + at, size - at, "%s%d", at ? "," : "", ranks[i]);
-        if (n < 0 || (size_t)n >= size - at) {
-            out[0] = '\0';
-            return -1;
-        }
-        at += (size_t)n;
-        i = j + 1;
-    }
-    return 0;
-}
-
-int sg_watch_in_ranges(const char *ranges, int rank)
-{
-    for (const char *p = ranges; *p;) {
-        char *end;
-        long first = strtol(p, &end, 10), last = first;
-        if (end == p)
-            return 0;
-        if (*end == '-') {
-            const char *q = end + 1;
-            last = strtol(q, &end, 10);
-            if (end == q)
-                return 0;
-        }
-        if (rank >= first && rank <= last)
-            return 1;
-        if (*end != ',')
-            return 0;
-        p = end + 1;
-    }
-    return 0;
 }
 
 /* ---- The file ----------------------------------------------------------- */
@@ -293,7 +251,7 @@ static int waits_for(const struct sg_watch_view *views, int a, int b)
         return 0;
     switch (va->kind) {
     case SG_WATCH_COLLECTIVE:
-        return va->members[0] && sg_watch_in_ranges(va->members, b) && !same_collective(va, vb);
+        return va->members[0] && sg_ranges_contain(va->members, b) && !same_collective(va, vb);
     case SG_WATCH_SEND:
     case SG_WATCH_RECV:
     case SG_WATCH_SENDRECV:
@@ -357,7 +315,7 @@ static int first_waited(const struct sg_watch_view *views, int procs, int a)
 static void put_ranks(struct text *t, const int *ranks, int count)
 {
     char ranges[256];
-    if (sg_watch_ranges(ranks, count, ranges, sizeof ranges) == 0)
+    if (sg_ranges_format(ranks, count, ranges, sizeof ranges) == count)
         put(t, "%s %s", count > 1 ? "ranks" : "rank", ranges);
     else
         put(t, "%d ranks from %d", count, ranks[0]);
@@ -376,7 +334,7 @@ static int collective_cause(struct text *t, const struct sg_watch_view *views, i
     if (other == NULL || absent == NULL)
         goto out;
     for (int b = 0; b < procs; b++) {
-        if (b == reporter || !sg_watch_in_ranges(r->members, b) || same_collective(r, &views[b]))
+        if (b == reporter || !sg_ranges_contain(r->members, b) || same_collective(r, &views[b]))
             continue;
         if (views[b].kind == SG_WATCH_COLLECTIVE && views[b].comm == r->comm)
             other[others++] = b;
@@ -390,13 +348,13 @@ static int collective_cause(struct text *t, const struct sg_watch_view *views, i
         char *told = calloc((size_t)procs, 1);
         for (int a = 0, first = 1; a < procs && told; a++) {
             const struct sg_watch_view *va = &views[a];
-            if (told[a] || !sg_watch_in_ranges(r->members, a) ||
+            if (told[a] || !sg_ranges_contain(r->members, a) ||
                 va->kind != SG_WATCH_COLLECTIVE || va->comm != r->comm)
                 continue;
             int count = 0;
             for (int b = a; b < procs; b++)
                 if (!told[b] && same_collective(va, &views[b]) &&
-                    sg_watch_in_ranges(r->members, b))
+                    sg_ranges_contain(r->members, b))
                     told[b] = 1, group[count++] = b;
             put(t, "%s ", first ? "" : ";");
             put_ranks(t, group, count);

@@ -55,13 +55,6 @@ int sg_watch_format(const struct sg_watch_view *v, char *out, size_t size);
  * naming the line. */
 int sg_watch_parse(const char *text, struct sg_watch_view *v, char *error, size_t error_size);
 
-/* Write `count` world ranks (ascending) as ranges. Returns 0, or -1 when
- * they do not fit (out is then ""). */
-int sg_watch_ranges(const int *ranks, int count, char *out, size_t size);
-
-/* Whether `rank` is in the ranges (a `members` string). */
-int sg_watch_in_ranges(const char *ranges, int rank);
-
 /* A cycle of waits reachable from `start`: its ranks in cycle[] (room for
  * procs), their number returned (0: none, or no memory). */
 int sg_watch_cycle(const struct sg_watch_view *views, int procs, int start, int *cycle);

@@ -2,7 +2,7 @@
 #include "runner.h"
 
 #include "tuning.h"
-#include "watch.h"
+#include "observe.h"
 
 #include <stdlib.h>
 
@@ -100,7 +100,7 @@ static int start(struct sg_runner *runner, struct sg_call *sub)
     MPI_Request request = MPI_REQUEST_NULL;
     if (sg_is_nonblocking(sub->routine))
         sub->request = &request;
-    sg_watch_sub_call(sg_routines[sub->routine].name);
+    sg_observe_sub_call(sg_routines[sub->routine].name);
     int err = sg_call_invoke(runner->mpi, sub);
     if (err != MPI_SUCCESS || request == MPI_REQUEST_NULL)
         return err;

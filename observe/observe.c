@@ -1,0 +1,171 @@
+#include "observe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collective.h" /* SG_THREAD_LOCAL */
+#include "comm_identity.h"
+#include "trace.h"
+
+atomic_int sg_observing;
+
+/* The call this thread is in, as its observers see it. A call made inside
+ * an observed one (from a user's reduction op, say) is not observed apart. */
+static SG_THREAD_LOCAL struct {
+    int depth, observers;
+    struct sg_observed_call call;
+    struct sg_comm_identity *identity;
+    uint64_t number, index;
+    int64_t start_ns;
+    const char *did, *why;
+    int subs, has_signature;
+    uint64_t signature;
+} current;
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static double seconds_of(int64_t ns) { return 1e-9 * (double)ns; }
+
+/* The job's name, the same on every rank: Slurm's job and step, or rank
+ * 0's host, process and start time. */
+static int agree_on_job(char *job, int size)
+{
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        const char *id = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+        char host[64] = "?";
+        if (gethostname(host, sizeof host - 1) != 0)
+            snprintf(host, sizeof host, "?");
+        if (id && *id)
+            snprintf(job, (size_t)size, "slurm-%s.%s", id, step && *step ? step : "0");
+        else
+            snprintf(job, (size_t)size, "%s-%d-%ld", host, (int)getpid(), (long)time(NULL));
+    }
+    return PMPI_Bcast(job, size, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+void sg_observe_start(double watch_seconds, enum sg_watch_action action, const char *trace_dir)
+{
+    char job[128] = "";
+    if ((watch_seconds <= 0 && trace_dir == NULL) ||
+        agree_on_job(job, (int)sizeof job) != MPI_SUCCESS)
+        return;
+    /* before the program's first duplicate of it, whose id follows from it */
+    sg_comm_identity(MPI_COMM_WORLD);
+    int observers = 0;
+    if (watch_seconds > 0 && sg_watch_start(watch_seconds, action, job) == 0)
+        observers |= SG_OBSERVE_WATCHDOG;
+    if (trace_dir != NULL && sg_trace_start(trace_dir, job) == 0)
+        observers |= SG_OBSERVE_TRACE;
+    atomic_store(&sg_observing, observers);
+}
+
+void sg_observe_enter(const struct sg_observed_call *call)
+{
+    int observers = atomic_load_explicit(&sg_observing, memory_order_relaxed);
+    if (observers == 0 || current.depth++ > 0)
+        return;
+    current.observers = observers;
+    current.call = *call;
+    current.identity = sg_comm_identity(call->comm);
+    current.number =
+        call->kind == SG_WATCH_COLLECTIVE ? sg_comm_identity_next_call(current.identity) : 0;
+    current.start_ns = now_ns();
+    current.did = call->collective != NULL ? "plain" : NULL;
+    current.why = NULL;
+    current.subs = current.has_signature = 0;
+    if ((observers & SG_OBSERVE_WATCHDOG) && call->kind != SG_WATCH_OUTSIDE)
+        sg_watch_enter(&current.call, current.identity, current.number,
+                       seconds_of(current.start_ns));
+    if (observers & SG_OBSERVE_TRACE)
+        current.index = sg_trace_next_index();
+}
+
+int sg_observe_leave(int err)
+{
+    if (current.depth == 0 || --current.depth > 0)
+        return err;
+    int64_t end_ns = now_ns();
+    if ((current.observers & SG_OBSERVE_WATCHDOG) && current.call.kind != SG_WATCH_OUTSIDE)
+        sg_watch_leave(seconds_of(end_ns));
+    if (current.observers & SG_OBSERVE_TRACE)
+        sg_trace_call(&(struct sg_trace_call){&current.call, current.identity, current.number,
+                                              current.index, current.start_ns, end_ns,
+                                              current.did, current.why, current.subs,
+                                              current.has_signature, current.signature});
+    return err;
+}
+
+void sg_observe_left_alone(const char *why)
+{
+    if (current.depth > 0) {
+        current.did = "left";
+        current.why = why;
+    }
+}
+
+void sg_observe_workaround(const char *name)
+{
+    if (current.depth == 0)
+        return;
+    current.did = name;
+    current.subs = 0;
+    if (current.observers & SG_OBSERVE_WATCHDOG)
+        sg_watch_workaround(name);
+}
+
+void sg_observe_sub_call(const char *routine)
+{
+    if (current.depth == 0)
+        return;
+    current.subs++;
+    if (current.observers & SG_OBSERVE_WATCHDOG)
+        sg_watch_sub_call(routine);
+    if (current.observers & SG_OBSERVE_TRACE)
+        sg_trace_sub_call(current.index, current.subs, routine, now_ns());
+}
+
+void sg_observe_signature(uint64_t hash)
+{
+    if (current.depth > 0) {
+        current.has_signature = 1;
+        current.signature = hash;
+    }
+}
+
+void sg_observe_completing(int count, const MPI_Request *requests)
+{
+    if (current.depth > 0 && (current.observers & SG_OBSERVE_TRACE))
+        sg_trace_completing(count, requests);
+}
+
+void sg_observe_completed(int completed, const int *indices, const MPI_Status *statuses)
+{
+    if (current.depth > 0 && (current.observers & SG_OBSERVE_TRACE))
+        sg_trace_completed(current.index, completed, indices, statuses, now_ns());
+}
+
+void sg_observe_finalizing(void)
+{
+    int observers = atomic_load(&sg_observing);
+    if (observers & SG_OBSERVE_WATCHDOG)
+        sg_watch_finalizing();
+    if (observers & SG_OBSERVE_TRACE) {
+        atomic_store(&sg_observing, observers & ~SG_OBSERVE_TRACE);
+        sg_trace_stop();
+    }
+}
+
+void sg_observe_stop(void)
+{
+    atomic_store(&sg_observing, 0);
+    sg_watch_stop();
+}

@@ -1,0 +1,51 @@
+/* The per-call trace (SCALEGUARD_TRACE=DIR): each rank appends a record of
+ * every call the layer observes (observe.h) to a buffer in memory, written
+ * to DIR/rank-N.sgtrace (FORMAT.md) when it fills and at MPI_Finalize.
+ * Calling it costs a few stores; the text is made when the buffer is
+ * written. Thread-safe (one lock around the buffer). */
+#ifndef SCALEGUARD_TRACE_H
+#define SCALEGUARD_TRACE_H
+
+#include <stdint.h>
+
+#include "comm_identity.h"
+#include "observed_call.h"
+
+/* What the layer did to a call, and the times, as the observer resolved them. */
+struct sg_trace_call {
+    const struct sg_observed_call *call;
+    struct sg_comm_identity *identity;
+    uint64_t number; /* a collective's number on its communicator */
+    uint64_t index;  /* this rank's call count (sg_trace_next_index) */
+    int64_t start_ns, end_ns;
+    const char *did; /* "plain", "W1-B", "left"; NULL: not a protected call */
+    const char *why; /* "left": a word for the reason */
+    int subs;
+    int has_signature;
+    uint64_t signature; /* sg_observe_signature */
+};
+
+/* At MPI_Init, on every rank tracing (after the ranks agreed): opens the
+ * rank's file. Returns 0, or -1 when this rank cannot trace (told). */
+int sg_trace_start(const char *dir, const char *job);
+
+/* The number of the call entered now: 1, 2, ... */
+uint64_t sg_trace_next_index(void);
+
+/* A sub-call of the call `index` started (a workaround's j-th). */
+void sg_trace_sub_call(uint64_t index, int j, const char *routine, int64_t start_ns);
+
+/* Before a completion call: the requests it may complete; after it, which
+ * did (observe.h), in the call `index`. */
+void sg_trace_completing(int count, const MPI_Request *requests);
+void sg_trace_completed(uint64_t index, int completed, const int *indices,
+                        const MPI_Status *statuses, int64_t now_ns);
+
+/* The call left: its record (a non-blocking call's request is kept until
+ * completed). A Test that completed nothing leaves none. */
+void sg_trace_call(const struct sg_trace_call *t);
+
+/* At MPI_Finalize (before PMPI_Finalize): the buffer and the `end` line. */
+void sg_trace_stop(void);
+
+#endif
