@@ -4,16 +4,19 @@
 !   ssend_cycle  every rank MPI_SSEND to the next, then receives (hangs)
 !   exchange     a right ring exchange through every watched point-to-point
 !                call (SEND, SSEND, RECV with and without a status, PROBE,
-!                SENDRECV, SENDRECV_REPLACE), each value checked; rank 0
-!                prints "hang: exchange done"
+!                SENDRECV, SENDRECV_REPLACE) and ISEND/IRECV completed by
+!                WAITALL, each value checked; rank 0 prints
+!                "hang: exchange done"
 program hang
 #include "interface.h"
   integer :: ierr, rank, procs, next, prev, x, y, bad
   character(len=16) :: name
 #if defined(SG_USE_MPI_F08)
   type(MPI_Status) :: status
+  type(MPI_Request) :: requests(2)
 #else
   integer :: status(MPI_STATUS_SIZE)
+  integer :: requests(2)
 #endif
 
   call MPI_Init(ierr)
@@ -58,6 +61,11 @@ program hang
     y = x
     call MPI_Sendrecv_replace(y, 1, MPI_INTEGER, next, 4, prev, 4, MPI_COMM_WORLD, &
                               MPI_STATUS_IGNORE, ierr)
+    if (y /= prev) bad = bad + 1
+    y = -1
+    call MPI_Irecv(y, 1, MPI_INTEGER, prev, 5, MPI_COMM_WORLD, requests(1), ierr)
+    call MPI_Isend(x, 1, MPI_INTEGER, next, 5, MPI_COMM_WORLD, requests(2), ierr)
+    call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE, ierr)
     if (y /= prev) bad = bad + 1
     call MPI_Allreduce(bad, y, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
     if (rank == 0 .and. y == 0) print '(a)', 'hang: exchange done'

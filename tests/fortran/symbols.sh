@@ -9,7 +9,8 @@
 #    five names of Open MPI 4.1's binding, ompi_xxx_f, mpi_xxx, mpi_xxx_,
 #    mpi_xxx__ and MPI_XXX;
 #    and those of MPI_Init, MPI_Init_thread, MPI_Finalize and the calls the
-#    watchdog watches (ompi_send_f, ompi_recv_f, ompi_barrier_f, ...);
+#    watchdog watches and the trace sees (ompi_send_f, ompi_isend_f,
+#    ompi_irecv_f, ompi_barrier_f, ...);
 #  - mpich: none of them (MPICH's bindings call MPI_Xxx, so the C wrappers
 #    see Fortran callers already), and mpi_init_f08_, mpi_init_thread_f08_,
 #    mpi_finalize_f08_ and mpi_barrier_f08_ (which call PMPI_* there).
@@ -37,8 +38,8 @@ done <"$fortran"
 # the C exports that are not collectives: MPI_Init(_thread), MPI_Finalize,
 # MPI_Comm_free (the collective checks judge what is open on it), the
 # completion calls (protect/pending.c) and the calls the watchdog watches
-# (protect/watched.c)
-completion='MPI_(Init|Init_thread|Finalize|Comm_free|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status|Send|Ssend|Rsend|Recv|Probe|Sendrecv|Sendrecv_replace|Barrier)'
+# and the trace sees (protect/observed.c)
+completion='MPI_(Init|Init_thread|Finalize|Comm_free|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status|Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Recv|Irecv|Probe|Sendrecv|Sendrecv_replace|Barrier)'
 collectives=$(grep -E '^MPI_[A-Z][a-z_]+$' "$ours" | grep -vxE "$completion")
 count=$(printf '%s\n' "$collectives" | grep -c .)
 [ "$count" -eq 26 ] || problem "exports $count C collectives, expected 26"
@@ -56,7 +57,8 @@ done
 case $flavor in
 openmpi) for name in ompi_init_f mpi_init_ ompi_init_thread_f mpi_init_thread_ ompi_finalize_f \
         mpi_finalize_ ompi_send_f ompi_ssend_f ompi_rsend_f ompi_recv_f ompi_probe_f \
-        ompi_sendrecv_f ompi_sendrecv_replace_f ompi_barrier_f MPI_BARRIER mpi_barrier__; do
+        ompi_sendrecv_f ompi_sendrecv_replace_f ompi_barrier_f MPI_BARRIER mpi_barrier__ \
+        ompi_bsend_f ompi_isend_f ompi_issend_f ompi_irsend_f ompi_ibsend_f ompi_irecv_f mpi_irecv_; do
         has "$ours" "$name" || problem "does not export $name"
     done ;;
 mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_ mpi_barrier_f08_; do

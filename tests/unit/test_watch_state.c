@@ -2,6 +2,7 @@
  * of ranks, a file's round trip and its errors, and the cause named for
  * each kind of hang from made-up states of every rank. */
 #include "check.h"
+#include "ranges.h"
 #include "watch_state.h"
 
 #include <stdlib.h>
@@ -62,12 +63,17 @@ static void ranges(void)
 {
     char out[64];
     int ranks[] = {0, 1, 2, 3, 8, 10, 11};
-    CHECK(sg_watch_ranges(ranks, 7, out, sizeof out) == 0);
+    CHECK(sg_ranges_format(ranks, 7, out, sizeof out) == 7);
     CHECK_STR(out, "0-3,8,10-11");
-    CHECK(sg_watch_in_ranges(out, 2) && sg_watch_in_ranges(out, 8) && sg_watch_in_ranges(out, 11));
-    CHECK(!sg_watch_in_ranges(out, 4) && !sg_watch_in_ranges(out, 9) && !sg_watch_in_ranges(out, 12));
-    CHECK(sg_watch_ranges(ranks, 7, out, 8) == -1 && out[0] == '\0'); /* does not fit: none */
-    CHECK(!sg_watch_in_ranges("", 0) && !sg_watch_in_ranges("x", 0));
+    CHECK(sg_ranges_contain(out, 2) && sg_ranges_contain(out, 8) && sg_ranges_contain(out, 11));
+    CHECK(!sg_ranges_contain(out, 4) && !sg_ranges_contain(out, 9) && !sg_ranges_contain(out, 12));
+    CHECK(sg_ranges_format(ranks, 7, out, 8) == 5); /* the whole runs that fit */
+    CHECK_STR(out, "0-3,8");
+    CHECK(sg_ranges_format(ranks, 7, out, 3) == 0 && out[0] == '\0');
+    int unordered[] = {5, 6, 2, 3}; /* a communicator's order: runs as they come */
+    CHECK(sg_ranges_format(unordered, 4, out, sizeof out) == 4);
+    CHECK_STR(out, "5-6,2-3");
+    CHECK(!sg_ranges_contain("", 0) && !sg_ranges_contain("x", 0));
 }
 
 static void round_trip(void)

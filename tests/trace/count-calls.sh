@@ -1,0 +1,36 @@
+#!/bin/bash
+# count-calls.sh DIR PROCS ROUTINE=EVEN/ODD...
+# Each rank's trace file in DIR (DIR/rank-N.sgtrace) is whole (its `end`
+# line counts its `call` lines) and holds, per ROUTINE, EVEN `call` lines on
+# an even rank and ODD on an odd one: what a program whose ranks alternate
+# roles (tests/fortran/hang.F90's exchange) called.
+set -u
+dir=$1 procs=$2
+shift 2
+fail=0
+for ((r = 0; r < procs; r++)); do
+    file=$dir/rank-$r.sgtrace
+    if [ ! -f "$file" ]; then
+        echo "count-calls.sh: no $file" >&2
+        fail=1
+        continue
+    fi
+    calls=$(grep -c '^call ' "$file")
+    end_form="^end $calls [0-9]+\\.[0-9]{6}\$"
+    if ! [[ $(tail -n 1 "$file") =~ $end_form ]]; then
+        echo "count-calls.sh: $file does not end with 'end $calls ...'" >&2
+        fail=1
+    fi
+    for spec in "$@"; do
+        routine=${spec%%=*} counts=${spec#*=}
+        expected=${counts%/*}
+        [ $((r % 2)) -eq 1 ] && expected=${counts#*/}
+        traced=$(grep -c "^call [0-9]* $routine " "$file")
+        if [ "$traced" -ne "$expected" ]; then
+            echo "count-calls.sh: rank $r: $traced $routine calls traced, $expected made" >&2
+            fail=1
+        fi
+    done
+done
+[ "$fail" -eq 0 ] && echo "count-calls.sh: $dir: every rank's calls traced"
+exit "$fail"
