@@ -26,6 +26,8 @@ packages=(
   libpmix-dev                                   # srun --mpi=pmix dlopens libpmix.so
   lmod                                          # the modulefile's test
   gnuplot-nox                                   # scaleguard-report's plots
+  graphviz                                      # scaleguard-trace's message graph (dot)
+  chromium chromium-driver curl                 # the trace page's test in a real browser
 )
 
 missing=()

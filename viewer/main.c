@@ -1,0 +1,108 @@
+/* scaleguard-trace: a trace directory (SCALEGUARD_TRACE=DIR; trace/FORMAT.md)
+ * to its summary (PREFIX.md), message graph (PREFIX.dot), page
+ * (PREFIX.html) and, with --json, its model (PREFIX.json). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: scaleguard-trace [--out PREFIX] [--json] [--strict] DIR\n"
+          "Reads the trace directory DIR (rank-N.sgtrace, written with SCALEGUARD_TRACE=DIR)\n"
+          "and writes PREFIX.md (summary), PREFIX.dot (message graph), PREFIX.html (the\n"
+          "graph and the calls, to filter in a browser) and with --json PREFIX.json;\n"
+          "PREFIX is DIR/trace unless given. A rank whose file lacks its end (the job was\n"
+          "killed) is a warning, an error with --strict.\n",
+          out);
+}
+
+/* Write PREFIX + suffix with `write`. Returns 0, or -1 (told). */
+static int output(const char *prefix, const char *suffix, char *path, size_t size,
+                  int (*write)(const struct trace *, const struct graph *, const char *, FILE *),
+                  const struct trace *t, const struct graph *g, const char *dot_path)
+{
+    if (snprintf(path, size, "%s%s", prefix, suffix) >= (int)size) {
+        fprintf(stderr, "scaleguard-trace: %s%s: too long a path\n", prefix, suffix);
+        return -1;
+    }
+    FILE *out = fopen(path, "w");
+    if (out == NULL) {
+        fprintf(stderr, "scaleguard-trace: cannot write %s (%s)\n", path, strerror(errno));
+        return -1;
+    }
+    int err = write(t, g, dot_path, out);
+    if (fclose(out) != 0 || err != 0) {
+        fprintf(stderr, "scaleguard-trace: writing %s failed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int summary(const struct trace *t, const struct graph *g, const char *dot, FILE *out)
+{
+    (void)g, (void)dot;
+    return write_summary(t, out);
+}
+
+static int dot(const struct trace *t, const struct graph *g, const char *dot_path, FILE *out)
+{
+    (void)dot_path;
+    return write_dot(t, g, out);
+}
+
+static int json(const struct trace *t, const struct graph *g, const char *dot_path, FILE *out)
+{
+    (void)dot_path;
+    return write_json(t, g, out);
+}
+
+int main(int argc, char **argv)
+{
+    const char *prefix = NULL, *dir = NULL;
+    int with_json = 0, strict = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            prefix = argv[++i];
+        else if (strcmp(argv[i], "--json") == 0)
+            with_json = 1;
+        else if (strcmp(argv[i], "--strict") == 0)
+            strict = 1;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] != '-' && dir == NULL)
+            dir = argv[i];
+        else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (dir == NULL) {
+        usage(stderr);
+        return 2;
+    }
+    char default_prefix[4096], dot_path[4200], path[4200];
+    if (prefix == NULL) {
+        snprintf(default_prefix, sizeof default_prefix, "%s/trace", dir);
+        prefix = default_prefix;
+    }
+    struct trace t;
+    if (trace_read(dir, strict, &t) != 0) {
+        trace_free(&t);
+        return 2;
+    }
+    struct graph *g = graph_build(&t);
+    int failed = g == NULL ||
+                 output(prefix, ".md", path, sizeof path, summary, &t, g, NULL) != 0 ||
+                 output(prefix, ".dot", dot_path, sizeof dot_path, dot, &t, g, NULL) != 0 ||
+                 output(prefix, ".html", path, sizeof path, write_page, &t, g, dot_path) != 0 ||
+                 (with_json && output(prefix, ".json", path, sizeof path, json, &t, g, NULL) != 0);
+    if (!failed)
+        printf("scaleguard-trace: %d ranks, %zu calls, %zu edges: %s.md, .dot, .html%s\n",
+               t.procs, t.call_count, graph_edge_count(g), prefix, with_json ? ", .json" : "");
+    graph_free(g);
+    trace_free(&t);
+    return failed ? 1 : 0;
+}
