@@ -12,9 +12,10 @@
 #     their floor (case `floor`): a preload that only forwards each call to
 #     PMPI (tests/benchmark/forward.c), the cost of interposing at all;
 #   the collective checks on (case `checks`: `[checks] collectives = yes`,
-#     no bounds; `checks64`: with `batch = 64`), and the watchdog on (case
-#     `watchdog`: SCALEGUARD_WATCHDOG=60, no bounds), the same sizes, and
-#     where `none` ran too, against it;
+#     no bounds; `checks64`: with `batch = 64`), the watchdog on (case
+#     `watchdog`: SCALEGUARD_WATCHDOG=60, no bounds) and the trace on (case
+#     `trace`: SCALEGUARD_TRACE into the work directory, removed after each
+#     run), the same sizes, and where `none` ran too, against it;
 #   each workaround forced (cases W1-B, W2, W1-A): 1, 8 and 64 MiB, with a
 #     bound of a fraction of the call's trigger value (W1-B: a quarter, four
 #     rounds at every size; W1-A: half of n P, groups of 2).
@@ -24,9 +25,9 @@
 # SCALEGUARD_BENCH_PROCS sets P (default 2): with more ranks than cores,
 # busy-polling MPIs time out on scheduler ticks. SCALEGUARD_BENCH_MPIS (default
 # "mpich openmpi") chooses the MPIs, SCALEGUARD_BENCH_CASES (default
-# "floor none shipped cfg W1-B W2 W1-A W3"; the checks and the watchdog only
-# on request, results/checks-overhead.md: SCALEGUARD_BENCH_CASES="none checks
-# checks64 watchdog")
+# "floor none shipped cfg W1-B W2 W1-A W3"; the checks, the watchdog and the
+# trace only on request, results/checks-overhead.md: SCALEGUARD_BENCH_CASES="none
+# checks checks64 watchdog", results/trace-overhead.md: "none trace")
 # the cases; a run of some cases writes a report of those only (give it a
 # REPORT of its own).
 set -euo pipefail
@@ -131,7 +132,7 @@ run() {
 
 read -ra cases <<<"${SCALEGUARD_BENCH_CASES:-floor none shipped cfg W1-B W2 W1-A W3}"
 for kase in "${cases[@]}"; do
-  [[ " floor none shipped cfg checks checks64 watchdog ${forced[*]%% *} " == *" $kase "* ]] ||
+  [[ " floor none shipped cfg checks checks64 watchdog trace ${forced[*]%% *} " == *" $kase "* ]] ||
     { echo "bench-protect: unknown case '$kase' in SCALEGUARD_BENCH_CASES" >&2; exit 1; }
 done
 selected() { [[ " ${cases[*]} " == *" $1 "* ]]; }
@@ -158,6 +159,7 @@ table() {
     case_settings=()
     [[ $kase != watchdog ]] ||
       case_settings=(SCALEGUARD_WATCHDOG=60 "SCALEGUARD_WATCHDOG_DIR=$work/watchdog-states")
+    [[ $kase != trace ]] || case_settings=("SCALEGUARD_TRACE=$work/trace")
     if ! run "$mpi" "$bytes" "$seconds" "$reps" "$ini" "${options[@]}" >"$work/$mpi-$kase-$bytes.txt"; then
       echo "bench-protect: $mpi, case $kase, $bytes B at P = $procs failed (configuration" \
         "${ini/#$work\//}; its output above); no report written" >&2
@@ -168,6 +170,7 @@ table() {
       'NF == 5 && $1 ~ /^MPI_/ { print mpi, procs, $1, kase, $2, sprintf("%.8f", $3 / 1e6),
                                   sprintf("%.8f", $4 / 1e6), $5 }' \
       "$work/$mpi-$kase-$bytes.txt" >>"$table_file.new"
+    rm -rf "$work/trace" # a few GiB at the small sizes
   done
   printf '\n#### %s — %s\n\n| routine |' "$mpi" "$title"
   for bytes in "${sizes[@]}"; do printf ' %s B (bare µs) | ratio |' "$bytes"; done
@@ -291,6 +294,9 @@ done
     table "the watchdog on (SCALEGUARD_WATCHDOG=60, no bounds)" "$mpi" watchdog 0.4 8 \
       "${untriggered_sizes[@]}"
     ! selected watchdog || ! selected none || versus "$mpi" watchdog
+    table "the trace on (SCALEGUARD_TRACE, no bounds)" "$mpi" trace 0.4 8 \
+      "${untriggered_sizes[@]}"
+    ! selected trace || ! selected none || versus "$mpi" trace
     for item in "${forced[@]}"; do
       read -r name trigger divisor <<<"$item"
       local_bound="$trigger bound = $trigger/$divisor"
