@@ -150,7 +150,7 @@ void sg_observe_completing(int count, const MPI_Request *requests)
 void sg_observe_completed(int completed, const int *indices, const MPI_Status *statuses)
 {
     if (current.depth > 0 && (current.observers & SG_OBSERVE_TRACE))
-        sg_trace_completed(current.index, completed, indices, statuses, now_ns());
+        sg_trace_completed(completed, indices, statuses, now_ns());
 }
 
 void sg_observe_finalizing(void)

@@ -482,10 +482,9 @@ void sg_trace_completing(int count, const MPI_Request *requests)
     completing.count = count;
 }
 
-void sg_trace_completed(uint64_t index, int completed, const int *indices,
-                        const MPI_Status *statuses, int64_t now_ns)
+void sg_trace_completed(int completed, const int *indices, const MPI_Status *statuses,
+                        int64_t now_ns)
 {
-    (void)index;
     if (completing.count == 0)
         return;
     pthread_mutex_lock(&trace.lock);

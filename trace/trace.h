@@ -36,10 +36,10 @@ uint64_t sg_trace_next_index(void);
 void sg_trace_sub_call(uint64_t index, int j, const char *routine, int64_t start_ns);
 
 /* Before a completion call: the requests it may complete; after it, which
- * did (observe.h), in the call `index`. */
+ * did (observe.h). */
 void sg_trace_completing(int count, const MPI_Request *requests);
-void sg_trace_completed(uint64_t index, int completed, const int *indices,
-                        const MPI_Status *statuses, int64_t now_ns);
+void sg_trace_completed(int completed, const int *indices, const MPI_Status *statuses,
+                        int64_t now_ns);
 
 /* The call left: its record (a non-blocking call's request is kept until
  * completed). A Test that completed nothing leaves none. */

@@ -8,7 +8,6 @@
  * id, members and the call's number on it, the same on every member. */
 #include "record.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
