@@ -157,6 +157,7 @@ static struct sg_comm_identity *made(MPI_Comm comm)
     MPI_Group group;
     int inter = 0;
     if (identity == NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        PMPI_Comm_rank(comm, &identity->rank) != MPI_SUCCESS ||
         PMPI_Comm_group(comm, &group) != MPI_SUCCESS) {
         free(identity);
         return NULL;

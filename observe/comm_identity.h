@@ -19,13 +19,14 @@ struct sg_comm_identity {
     uint64_t id;
     uint64_t parent;      /* the id of the communicator it duplicates, or 0 */
     int size;             /* its ranks (an intercommunicator's: both groups') */
+    int rank;             /* this process's rank in it (in its local group) */
     int *local;           /* world rank of each rank of the local group (MPI_UNDEFINED:
                            * a process outside MPI_COMM_WORLD) */
     int *remote;          /* the remote group's, or NULL */
     int local_size, remote_size;
     uint64_t collectives; /* collective calls entered on it */
     uint64_t dups;        /* duplicates made of it */
-    int traced;           /* described in this rank's trace (trace/) */
+    uint32_t traced;      /* its number in this rank's trace (trace/); 0: not described */
     char members[1024];   /* world ranks as ranges, ascending; "" when they do not fit */
 };
 

@@ -18,20 +18,14 @@ static SG_THREAD_LOCAL struct {
     struct sg_observed_call call;
     struct sg_comm_identity *identity;
     uint64_t number, index;
-    int64_t start_ns;
+    uint64_t start; /* ticks (trace/ticks.h) */
     const char *did, *why;
     int subs, has_signature;
     uint64_t signature;
 } current;
 
-static int64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static double seconds_of(int64_t ns) { return 1e-9 * (double)ns; }
+/* The time in seconds, as the watchdog reads it. */
+static double now_seconds(void) { return 1e-9 * (double)sg_realtime_ns(); }
 
 /* The job's name, the same on every rank: Slurm's job and step, or rank
  * 0's host, process and start time. */
@@ -78,29 +72,28 @@ void sg_observe_enter(const struct sg_observed_call *call)
     current.identity = sg_comm_identity(call->comm);
     current.number =
         call->kind == SG_WATCH_COLLECTIVE ? sg_comm_identity_next_call(current.identity) : 0;
-    current.start_ns = now_ns();
     current.did = call->collective != NULL ? "plain" : NULL;
     current.why = NULL;
     current.subs = current.has_signature = 0;
     if ((observers & SG_OBSERVE_WATCHDOG) && call->kind != SG_WATCH_OUTSIDE)
-        sg_watch_enter(&current.call, current.identity, current.number,
-                       seconds_of(current.start_ns));
-    if (observers & SG_OBSERVE_TRACE)
+        sg_watch_enter(call, current.identity, current.number, now_seconds());
+    if (observers & SG_OBSERVE_TRACE) {
         current.index = sg_trace_next_index();
+        current.start = sg_ticks();
+    }
 }
 
 int sg_observe_leave(int err)
 {
     if (current.depth == 0 || --current.depth > 0)
         return err;
-    int64_t end_ns = now_ns();
-    if ((current.observers & SG_OBSERVE_WATCHDOG) && current.call.kind != SG_WATCH_OUTSIDE)
-        sg_watch_leave(seconds_of(end_ns));
     if (current.observers & SG_OBSERVE_TRACE)
         sg_trace_call(&(struct sg_trace_call){&current.call, current.identity, current.number,
-                                              current.index, current.start_ns, end_ns,
+                                              current.index, current.start, sg_ticks(),
                                               current.did, current.why, current.subs,
                                               current.has_signature, current.signature});
+    if ((current.observers & SG_OBSERVE_WATCHDOG) && current.call.kind != SG_WATCH_OUTSIDE)
+        sg_watch_leave(now_seconds());
     return err;
 }
 
@@ -130,7 +123,7 @@ void sg_observe_sub_call(const char *routine)
     if (current.observers & SG_OBSERVE_WATCHDOG)
         sg_watch_sub_call(routine);
     if (current.observers & SG_OBSERVE_TRACE)
-        sg_trace_sub_call(current.index, current.subs, routine, now_ns());
+        sg_trace_sub_call(current.index, current.subs, routine, sg_ticks());
 }
 
 void sg_observe_signature(uint64_t hash)
@@ -150,7 +143,7 @@ void sg_observe_completing(int count, const MPI_Request *requests)
 void sg_observe_completed(int completed, const int *indices, const MPI_Status *statuses)
 {
     if (current.depth > 0 && (current.observers & SG_OBSERVE_TRACE))
-        sg_trace_completed(completed, indices, statuses, now_ns());
+        sg_trace_completed(completed, indices, statuses, sg_ticks());
 }
 
 void sg_observe_finalizing(void)

@@ -5,8 +5,9 @@
 # MPI_COMM_WORLD, collectives, and a Gatherv that an INI has W1-B run) at
 # P = 4 under libscaleguard.so with SCALEGUARD_TRACE, then scaleguard-trace
 # (the summary, the DOT graph, the page), then a screenshot of the page in
-# headless Chromium. Writes results/trace-example/ (the trace, trace.md,
-# trace.dot, trace.html) and results/trace-example.png.
+# headless Chromium. Writes results/trace-example/ (the trace, each rank's
+# file in its text form rank-N.txt, trace.md, trace.dot, trace.html) and
+# results/trace-example.png.
 set -euo pipefail
 case ${1:-} in
   -h | --help)
@@ -35,6 +36,9 @@ printf '; every MPI_Gatherv over 2 elements in all runs by W1-B\n[MPI_Gatherv]\n
 bench_launch "$tree" 4 "LD_PRELOAD=$PWD/$tree/protect/libscaleguard.so" \
   "SCALEGUARD_CONFIG=$PWD/$ini" "SCALEGUARD_TRACE=$PWD/$out"
 "${launch[@]}" "$tree/tests/trace/traced" 3 >"$out/application.out"
+for file in "$out"/rank-*.sgtrace; do
+  "$tree/viewer/scaleguard-trace" --text "$file" >"${file%.sgtrace}.txt"
+done
 "$tree/viewer/scaleguard-trace" --json "$out"
 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,1000 \
   --screenshot="$PWD/results/trace-example.png" "file://$PWD/$out/trace.html" 2>/dev/null

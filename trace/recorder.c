@@ -1,14 +1,13 @@
 /* The trace's buffer and file (trace.h, FORMAT.md). A call appends a
- * binary entry to the rank's buffer under one lock; the text is made when
- * the buffer is written (when full, and at MPI_Finalize), by hand-written
- * number formatting, so that tracing a call costs little more than the
- * copy. A job killed in between loses the buffer: the file then lacks its
- * `end` line. */
+ * binary record (records.h) to the rank's buffer; the buffer is written as
+ * it is, after a clock record that dates its ticks, when it fills and at
+ * MPI_Finalize. No text is made in the job: scaleguard-trace makes it. A
+ * job killed in between loses the buffer: the file then lacks its `end`
+ * line. */
 #include "trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,52 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "collective.h"
 #include "mpit.h"
+#include "records.h"
 
-enum entry_type { ENTRY_CALL = 1, ENTRY_SUB, ENTRY_DONE, ENTRY_TEXT };
-
-/* The fields a call entry has, beyond its routine, communicator and times. */
-enum {
-    HAS_NUMBER = 1 << 0,
-    HAS_ROOT = 1 << 1,
-    HAS_PEER = 1 << 2,
-    HAS_TAG = 1 << 3,
-    HAS_SOURCE = 1 << 4,
-    HAS_SOURCE_TAG = 1 << 5,
-    HAS_COUNT = 1 << 6,
-    HAS_SIDES = 1 << 7,
-    HAS_REQUEST = 1 << 8,
-    HAS_SIGNATURE = 1 << 9,
-};
-
-struct call_entry {
-    uint64_t index, comm, number, request, signature;
-    int64_t start_ns, duration_ns, count, bytes, sent, received;
-    const char *routine, *did, *why;
-    int root, peer, tag, source, source_tag, subs;
-    unsigned has;
-};
-
-struct sub_entry {
-    uint64_t index;
-    int64_t start_ns, duration_ns;
-    const char *routine;
-    int j;
-};
-
-struct done_entry {
-    uint64_t request, index;
-    int64_t at_ns, bytes;
-    int source, tag, has_status, cancelled;
-};
-
-/* An entry in the buffer: this header, then `length` bytes, padded to 8. */
-struct entry_header {
-    uint32_t type, length;
-};
+int sg_ticks_from_tsc;
 
 /* A request of a non-blocking call, until a completion call sees it end. */
 struct tracked {
@@ -73,234 +34,143 @@ struct tracked {
     int world_size;
 };
 
+/* Names (routines, decisions, reasons: strings that outlive the job) by
+ * their address, each given an id when first recorded. */
+#define NAME_SLOTS 512
+
 static struct {
     pthread_mutex_t lock;
+    int threaded; /* MPI_THREAD_MULTIPLE: the lock is taken */
     int fd;
     char path[PATH_MAX];
-    char *data;
-    size_t used, size;
-    uint64_t calls_written, lost;
+    uint64_t *data; /* the buffer: records of whole words */
+    size_t used, size; /* words */
+    uint64_t calls, lost;
+    uint32_t comms; /* comm lines written */
     atomic_uint_fast64_t next_index;
+    struct {
+        const char *name;
+        uint16_t id;
+    } names[NAME_SLOTS];
+    uint16_t name_count;
     /* the requests in flight: open addressing, a power of two */
     struct tracked *tracked;
     size_t tracked_slots, tracked_count;
     uint64_t next_request;
-    int pvars; /* performance variables read after each call (mpit.h) */
+    int pvars, events;      /* performance variables, event types (mpit.h) */
+    uint64_t pvar_period;   /* ticks between two readings of them */
+    uint64_t pvar_read_at;  /* ticks of the last reading; 0: none yet */
 } trace = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
-/* ---- Text ---------------------------------------------------------------- */
-
-/* Hand-made number formatting: the buffer's text costs a few nanoseconds
- * a field (snprintf would cost as much as a small collective). */
-static char *put_u64(char *p, uint64_t v)
+static void lock(void)
 {
-    char digits[20];
-    int n = 0;
-    do
-        digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n > 0)
-        *p++ = digits[--n];
-    return p;
+    if (trace.threaded)
+        pthread_mutex_lock(&trace.lock);
 }
 
-static char *put_i64(char *p, int64_t v)
+static void unlock(void)
 {
-    if (v < 0) {
-        *p++ = '-';
-        return put_u64(p, (uint64_t)0 - (uint64_t)v);
-    }
-    return put_u64(p, (uint64_t)v);
-}
-
-static char *put_hex16(char *p, uint64_t v)
-{
-    for (int shift = 60; shift >= 0; shift -= 4)
-        *p++ = "0123456789abcdef"[(v >> shift) & 15];
-    return p;
-}
-
-/* Nanoseconds as seconds with 6 decimals. */
-static char *put_seconds(char *p, int64_t ns)
-{
-    if (ns < 0) {
-        *p++ = '-';
-        ns = -ns;
-    }
-    int64_t micro = (ns + 500) / 1000;
-    p = put_u64(p, (uint64_t)(micro / 1000000));
-    *p++ = '.';
-    int64_t fraction = micro % 1000000;
-    for (int64_t unit = 100000; unit > 0; unit /= 10)
-        *p++ = (char)('0' + fraction / unit % 10);
-    return p;
-}
-
-static char *put_text(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n);
-    return p + n;
-}
-
-static char *put_field(char *p, const char *key, int64_t v)
-{
-    return put_i64(put_text(p, key), v);
-}
-
-/* A call's line: at most 16 fields of at most 30 bytes and its names. */
-#define LINE_MAX_BYTES 1024
-
-static char *format_call(char *p, const struct call_entry *e)
-{
-    p = put_u64(put_text(p, "call "), e->index);
-    *p++ = ' ';
-    p = put_text(p, e->routine);
-    p = put_hex16(put_text(p, " comm="), e->comm);
-    p = put_seconds(put_text(p, " t="), e->start_ns);
-    p = put_seconds(put_text(p, " d="), e->duration_ns);
-    if (e->has & HAS_NUMBER)
-        p = put_field(p, " n=", (int64_t)e->number);
-    if (e->has & HAS_ROOT)
-        p = put_field(p, " root=", e->root);
-    if (e->has & HAS_PEER)
-        p = put_field(p, " peer=", e->peer);
-    if (e->has & HAS_TAG)
-        p = put_field(p, " tag=", e->tag);
-    if (e->has & HAS_SOURCE)
-        p = put_field(p, " source=", e->source);
-    if (e->has & HAS_SOURCE_TAG)
-        p = put_field(p, " source_tag=", e->source_tag);
-    if (e->has & HAS_COUNT)
-        p = put_field(put_field(p, " count=", e->count), " bytes=", e->bytes);
-    if (e->has & HAS_SIDES)
-        p = put_field(put_field(p, " sent=", e->sent), " received=", e->received);
-    if (e->has & HAS_SIGNATURE)
-        p = put_hex16(put_text(p, " sig="), e->signature);
-    if (e->did != NULL)
-        p = put_text(put_text(p, " did="), e->did);
-    if (e->why != NULL)
-        p = put_text(put_text(p, " why="), e->why);
-    if (e->subs > 0)
-        p = put_field(p, " subs=", e->subs);
-    if (e->has & HAS_REQUEST)
-        p = put_field(p, " req=", (int64_t)e->request);
-    return p;
-}
-
-static char *format_sub(char *p, const struct sub_entry *e)
-{
-    p = put_u64(put_text(p, "sub "), e->index);
-    p = put_field(p, " ", e->j);
-    *p++ = ' ';
-    p = put_text(p, e->routine);
-    p = put_seconds(put_text(p, " t="), e->start_ns);
-    return put_seconds(put_text(p, " d="), e->duration_ns);
-}
-
-static char *format_done(char *p, const struct done_entry *e)
-{
-    p = put_u64(put_text(p, "done "), e->request);
-    p = put_field(p, " ", (int64_t)e->index);
-    p = put_seconds(put_text(p, " t="), e->at_ns);
-    if (e->has_status) {
-        if (e->source >= 0)
-            p = put_field(p, " source=", e->source);
-        p = put_field(put_field(p, " tag=", e->tag), " bytes=", e->bytes);
-    }
-    if (e->cancelled)
-        p = put_text(p, " cancelled=1");
-    return p;
+    if (trace.threaded)
+        pthread_mutex_unlock(&trace.lock);
 }
 
 /* ---- The file --------------------------------------------------------------- */
 
-static void write_out(const char *text, size_t length)
+static void failed_to_write(void)
 {
-    while (trace.fd >= 0 && length > 0) {
-        ssize_t n = write(trace.fd, text, length);
+    fprintf(stderr, "scaleguard: trace: cannot write %s (%s); the rest of this rank's trace is "
+                    "lost\n", trace.path, strerror(errno));
+    close(trace.fd);
+    trace.fd = -1;
+}
+
+static void write_all(struct iovec *parts, int count)
+{
+    while (trace.fd >= 0 && count > 0) {
+        ssize_t n = writev(trace.fd, parts, count);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            fprintf(stderr, "scaleguard: trace: cannot write %s (%s); the rest of this rank's "
-                            "trace is lost\n", trace.path, strerror(errno));
-            close(trace.fd);
-            trace.fd = -1;
+            failed_to_write();
             return;
         }
-        text += n;
-        length -= (size_t)n;
+        for (; count > 0 && (size_t)n >= parts->iov_len; parts++, count--)
+            n -= (ssize_t)parts->iov_len;
+        if (count > 0) {
+            parts->iov_base = (char *)parts->iov_base + n;
+            parts->iov_len -= (size_t)n;
+        }
     }
 }
 
-/* The buffer as text, into the file; under the lock. */
+/* A clock record, then the buffer; under the lock. */
 static void flush_locked(void)
 {
-    static char out[1 << 16];
-    size_t at = 0;
-    for (size_t offset = 0; offset < trace.used;) {
-        const struct entry_header *h = (const void *)(trace.data + offset);
-        const void *payload = h + 1;
-        offset += sizeof *h + ((h->length + 7u) & ~(size_t)7);
-        if (trace.fd < 0) { /* the file failed */
+    uint64_t clock[3];
+    struct sg_record_head head = {SG_RECORD_CLOCK, 2, 0};
+    memcpy(&clock[0], &head, sizeof head);
+    clock[1] = sg_ticks();
+    clock[2] = sg_realtime_ns();
+    struct iovec parts[2] = {{clock, sizeof clock}, {trace.data, trace.used * sizeof *trace.data}};
+    if (trace.fd < 0) {
+        for (size_t at = 0; at < trace.used; at += 1 + ((struct sg_record_head *)&trace.data[at])->words)
             trace.lost++;
-            continue;
-        }
-        if (at + LINE_MAX_BYTES + h->length > sizeof out) {
-            write_out(out, at);
-            at = 0;
-        }
-        char *p = out + at;
-        switch (h->type) {
-        case ENTRY_CALL:
-            p = format_call(p, payload);
-            trace.calls_written++;
-            break;
-        case ENTRY_SUB:
-            p = format_sub(p, payload);
-            break;
-        case ENTRY_DONE:
-            p = format_done(p, payload);
-            break;
-        default: /* ENTRY_TEXT: made whole when appended */
-            memcpy(p, payload, h->length);
-            p += h->length;
-            break;
-        }
-        *p++ = '\n';
-        at = (size_t)(p - out);
-    }
-    write_out(out, at);
+    } else
+        write_all(parts, 2);
     trace.used = 0;
 }
 
-/* Room for an entry of `length` bytes, or NULL (the entry is lost). Under
- * the lock. */
-static void *room_locked(enum entry_type type, size_t length)
+/* Room for a record of `words` words after its head, or NULL (the record
+ * is lost). Under the lock. */
+static uint64_t *room_locked(enum sg_record_type type, size_t words, uint32_t bits)
 {
-    size_t needed = sizeof(struct entry_header) + ((length + 7u) & ~(size_t)7);
-    if (trace.used + needed > trace.size)
+    if (trace.used + 1 + words > trace.size)
         flush_locked();
-    if (trace.used + needed > trace.size || length > LINE_MAX_BYTES) {
+    if (trace.used + 1 + words > trace.size || words > UINT16_MAX) {
         trace.lost++;
         return NULL;
     }
-    struct entry_header *h = (void *)(trace.data + trace.used);
-    *h = (struct entry_header){(uint32_t)type, (uint32_t)length};
-    trace.used += needed;
-    return h + 1;
+    uint64_t *record = &trace.data[trace.used];
+    struct sg_record_head head = {(uint16_t)type, (uint16_t)words, bits};
+    memcpy(record, &head, sizeof head);
+    trace.used += 1 + words;
+    return record + 1;
 }
 
-static void append_locked(enum entry_type type, const void *payload, size_t length)
+/* A string record (a name, a line of text), NUL-padded to whole words. */
+static void append_string_locked(enum sg_record_type type, uint32_t bits, const char *text,
+                                 size_t length)
 {
-    void *to = room_locked(type, length);
-    if (to != NULL)
-        memcpy(to, payload, length);
+    size_t words = length / 8 + 1;
+    uint64_t *to = room_locked(type, words, bits);
+    if (to != NULL) {
+        to[words - 1] = 0;
+        memcpy(to, text, length);
+    }
 }
 
-static void append_text_locked(const char *text, size_t length)
+/* The id of a name, its NAME record written when first used; 0 for NULL
+ * or when the table is full. Under the lock. */
+static uint16_t name_id_locked(const char *name)
 {
-    append_locked(ENTRY_TEXT, text, length);
+    if (name == NULL)
+        return 0;
+    uintptr_t address = (uintptr_t)name;
+    for (size_t i = (address >> 3) % NAME_SLOTS, probes = 0; probes < NAME_SLOTS;
+         i = (i + 1) % NAME_SLOTS, probes++) {
+        if (trace.names[i].name == name)
+            return trace.names[i].id;
+        if (trace.names[i].name == NULL) {
+            if (trace.name_count + 1 >= NAME_SLOTS)
+                return 0;
+            uint16_t id = ++trace.name_count;
+            trace.names[i].name = name;
+            trace.names[i].id = id;
+            append_string_locked(SG_RECORD_NAME, id, name, strlen(name));
+            return id;
+        }
+    }
+    return 0;
 }
 
 static int make_directory(const char *path)
@@ -328,13 +198,41 @@ static size_t buffer_size(void)
     return size;
 }
 
+/* Whether the time-stamp counter ticks at a constant rate, whatever the
+ * core's frequency and sleep state (CPUID 0x80000007, EDX bit 8). */
+static int invariant_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax, ebx, ecx, edx;
+    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0x80000000u));
+    if (eax < 0x80000007u)
+        return 0;
+    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0x80000007u));
+    return (edx >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+/* Ticks in `ns` nanoseconds, measured over a fifth of a millisecond. */
+static uint64_t ticks_in(uint64_t ns)
+{
+    uint64_t ticks0 = sg_ticks(), ns0 = sg_realtime_ns(), now;
+    while ((now = sg_realtime_ns()) - ns0 < 200000)
+        ;
+    uint64_t ticks = sg_ticks() - ticks0;
+    return (uint64_t)((double)ticks * (double)ns / (double)(now - ns0));
+}
+
 int sg_trace_start(const char *dir, const char *job)
 {
-    int rank, procs;
+    int rank, procs, provided = MPI_THREAD_SINGLE;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
-    trace.size = buffer_size();
-    trace.data = malloc(trace.size);
+    PMPI_Query_thread(&provided);
+    size_t bytes = buffer_size();
+    trace.size = bytes / sizeof *trace.data;
+    trace.data = malloc(bytes);
     errno = ENAMETOOLONG;
     if (trace.data == NULL || make_directory(dir) != 0 ||
         snprintf(trace.path, sizeof trace.path, "%s/rank-%d.sgtrace", dir, rank) >=
@@ -346,52 +244,74 @@ int sg_trace_start(const char *dir, const char *job)
         trace.data = NULL;
         return -1;
     }
+    trace.threaded = provided == MPI_THREAD_MULTIPLE;
+    sg_ticks_from_tsc = invariant_tsc();
     char host[64] = "?", library[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
     int length = 0;
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "?");
     if (PMPI_Get_library_version(library, &length) == MPI_SUCCESS)
         library[strcspn(library, "\r\n")] = '\0';
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    char header[512 + MPI_MAX_LIBRARY_VERSION_STRING], *p = header;
-    p += snprintf(p, 512, "scaleguard-trace 1\njob %s rank %d size %d host %s pid %d\nmpi %s\n",
-                  job, rank, procs, host, (int)getpid(), library);
-    p = put_seconds(put_text(p, "start "), (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
-    *p++ = '\n';
-    write_out(header, (size_t)(p - header));
+    uint64_t now = sg_realtime_ns();
+    const uint16_t order = 1;
+    char header[512 + MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = snprintf(header, sizeof header,
+                     "scaleguard-trace %d\njob %s rank %d size %d host %s pid %d\nmpi %s\n"
+                     "start %llu.%09llu\nrecords %s %s\n",
+                     SG_TRACE_VERSION, job, rank, procs, host, (int)getpid(), library,
+                     (unsigned long long)(now / 1000000000u),
+                     (unsigned long long)(now % 1000000000u),
+                     *(const char *)&order ? "little-endian" : "big-endian",
+                     sg_ticks_from_tsc ? "tsc" : "ns");
+    struct iovec part = {header, (size_t)n};
+    write_all(&part, 1);
+    lock();
+    flush_locked(); /* the first clock record */
+    unlock();
     trace.pvars = sg_mpit_start() > 0;
-    sg_mpit_events_start();
+    trace.events = sg_mpit_events_start() > 0;
+    if (trace.pvars)
+        trace.pvar_period = ticks_in(1000000);
     return 0;
 }
 
 uint64_t sg_trace_next_index(void)
 {
-    return atomic_fetch_add_explicit(&trace.next_index, 1, memory_order_relaxed) + 1;
+    if (trace.threaded)
+        return atomic_fetch_add_explicit(&trace.next_index, 1, memory_order_relaxed) + 1;
+    uint64_t index = atomic_load_explicit(&trace.next_index, memory_order_relaxed) + 1;
+    atomic_store_explicit(&trace.next_index, index, memory_order_relaxed);
+    return index;
 }
 
 /* ---- Sub-calls -------------------------------------------------------------- */
 
-/* The current call's sub-calls, on this thread: written after its line. */
+struct sub {
+    const char *routine;
+    uint64_t start;
+    int j;
+};
+
+/* The current call's sub-calls, on this thread: written after its record. */
 static SG_THREAD_LOCAL struct {
-    struct sub_entry *items;
+    struct sub *items;
     int count, capacity;
     uint64_t index;
 } subs;
 
-void sg_trace_sub_call(uint64_t index, int j, const char *routine, int64_t start_ns)
+void sg_trace_sub_call(uint64_t index, int j, const char *routine, uint64_t start)
 {
     if (subs.index != index)
         subs.count = 0, subs.index = index;
     if (subs.count == subs.capacity) {
         int capacity = subs.capacity ? 2 * subs.capacity : 16;
-        struct sub_entry *grown = realloc(subs.items, (size_t)capacity * sizeof *grown);
+        struct sub *grown = realloc(subs.items, (size_t)capacity * sizeof *grown);
         if (grown == NULL)
-            return; /* the call's line still counts them */
+            return; /* the call's record still counts them */
         subs.items = grown;
         subs.capacity = capacity;
     }
-    subs.items[subs.count++] = (struct sub_entry){index, start_ns, 0, routine, j};
+    subs.items[subs.count++] = (struct sub){routine, start, j};
 }
 
 /* ---- Requests --------------------------------------------------------------- */
@@ -483,40 +403,45 @@ void sg_trace_completing(int count, const MPI_Request *requests)
 }
 
 void sg_trace_completed(int completed, const int *indices, const MPI_Status *statuses,
-                        int64_t now_ns)
+                        uint64_t now)
 {
     if (completing.count == 0)
         return;
-    pthread_mutex_lock(&trace.lock);
-    for (int k = 0; k < completed; k++) {
+    lock();
+    for (int k = 0; k < completed && trace.data != NULL; k++) {
         int i = indices ? indices[k] : k;
         if (i < 0 || i >= completing.count || completing.handles[i] == 0)
             continue;
         struct tracked t = untrack_locked(completing.handles[i]);
         if (t.handle == 0)
             continue;
-        struct done_entry e = {.request = t.request, .index = t.index, .at_ns = now_ns,
-                               .source = -1};
+        uint32_t bits = 0;
+        int64_t source = -1, tag = 0, bytes = 0;
         if (t.receive && statuses != NULL) {
             const MPI_Status *s = &statuses[indices ? k : i];
-            int bytes = 0, cancelled = 0;
+            int count = 0, cancelled = 0;
             PMPI_Test_cancelled(s, &cancelled);
-            e.cancelled = cancelled;
-            if (!cancelled && PMPI_Get_count(s, MPI_BYTE, &bytes) == MPI_SUCCESS &&
-                bytes != MPI_UNDEFINED && s->MPI_SOURCE >= 0) {
-                e.has_status = 1;
-                e.bytes = bytes;
-                e.tag = s->MPI_TAG;
-                e.source = t.world == NULL                   ? t.source
-                           : s->MPI_SOURCE < t.world_size ? t.world[s->MPI_SOURCE]
-                                                          : s->MPI_SOURCE;
+            if (cancelled)
+                bits |= SG_DONE_CANCELLED;
+            else if (PMPI_Get_count(s, MPI_BYTE, &count) == MPI_SUCCESS &&
+                     count != MPI_UNDEFINED && s->MPI_SOURCE >= 0) {
+                bits |= SG_DONE_STATUS;
+                bytes = count;
+                tag = s->MPI_TAG;
+                source = t.world == NULL                   ? t.source
+                         : s->MPI_SOURCE < t.world_size ? t.world[s->MPI_SOURCE]
+                                                        : s->MPI_SOURCE;
             }
         }
         free(t.world);
-        append_locked(ENTRY_DONE, &e, sizeof e);
+        uint64_t *done = room_locked(SG_RECORD_DONE, 6, bits);
+        if (done != NULL) {
+            done[0] = t.request, done[1] = t.index, done[2] = now;
+            done[3] = (uint64_t)source, done[4] = (uint64_t)tag, done[5] = (uint64_t)bytes;
+        }
         completing.done++;
     }
-    pthread_mutex_unlock(&trace.lock);
+    unlock();
     completing.count = 0;
 }
 
@@ -552,8 +477,7 @@ static int64_t side_elements(const struct sg_call_side *side, int procs, int ran
 static void collective_bytes(const struct sg_call *c, const struct sg_comm_identity *identity,
                              int64_t *sent, int64_t *received)
 {
-    int rank = 0;
-    PMPI_Comm_rank(c->comm, &rank);
+    int rank = identity ? identity->rank : 0;
     int procs = identity ? (identity->remote ? identity->remote_size : identity->local_size) : 1;
     struct sg_call_side send, recv;
     sg_call_sides(c, c->root < 0 || c->root == rank || c->root == MPI_ROOT, &send, &recv);
@@ -563,13 +487,15 @@ static void collective_bytes(const struct sg_call *c, const struct sg_comm_ident
     *received = recv_elements > 0 ? type_bytes(recv.type, recv_elements) : 0;
 }
 
-static int routine_is_test(const char *routine) { return strncmp(routine, "MPI_Test", 8) == 0; }
+static int routine_is_test(const char *routine)
+{
+    return routine[4] == 'T' && strncmp(routine, "MPI_Test", 8) == 0;
+}
 
 /* The changed performance variables after call `index`, as one line. */
 struct pvar_line {
-    char text[LINE_MAX_BYTES];
+    char text[1024];
     size_t length;
-    int any;
 };
 
 static void add_pvar(const char *name, const char *value, void *arg)
@@ -577,31 +503,48 @@ static void add_pvar(const char *name, const char *value, void *arg)
     struct pvar_line *line = arg;
     size_t room = sizeof line->text - line->length;
     int n = snprintf(line->text + line->length, room, " %s=%s", name, value);
-    if (n > 0 && (size_t)n < room) {
+    if (n > 0 && (size_t)n < room)
         line->length += (size_t)n;
-        line->any = 1;
-    }
+}
+
+/* Performance variables are read after a call when a millisecond passed
+ * since their last reading (a reading costs more than a small call: a
+ * communicator's variable is read per peer). */
+static void read_pvars_locked(uint64_t index, uint64_t now)
+{
+    if (trace.pvar_read_at != 0 && now - trace.pvar_read_at < trace.pvar_period)
+        return;
+    trace.pvar_read_at = now;
+    struct pvar_line line;
+    int head = snprintf(line.text, sizeof line.text, "pvar %llu", (unsigned long long)index);
+    line.length = (size_t)head;
+    sg_mpit_read_changed(add_pvar, &line);
+    if (line.length > (size_t)head)
+        append_string_locked(SG_RECORD_TEXT, 0, line.text, line.length);
 }
 
 static void add_event(const char *name, double time, void *arg)
 {
     const uint64_t *index = arg;
     char text[256];
-    int n = snprintf(text, sizeof text, "event %" PRIu64 " %s t=%.6f", *index, name, time);
+    int n = snprintf(text, sizeof text, "event %llu %s t=%.9f", (unsigned long long)*index, name,
+                     time);
     if (n > 0 && (size_t)n < sizeof text)
-        append_text_locked(text, (size_t)n);
+        append_string_locked(SG_RECORD_TEXT, 0, text, (size_t)n);
 }
 
+/* Its comm line; the call records name it by the line's number. */
 static void describe_comm_locked(struct sg_comm_identity *identity)
 {
-    char text[LINE_MAX_BYTES], *p = text;
-    identity->traced = 1;
-    p = put_hex16(put_text(p, "comm "), identity->id);
-    p = put_field(p, " size ", identity->size);
-    p = put_text(put_text(p, " members "), identity->members[0] ? identity->members : "-");
+    char text[1200];
+    identity->traced = ++trace.comms;
+    int n = snprintf(text, sizeof text, "comm %016llx size %d members %s",
+                     (unsigned long long)identity->id, identity->size,
+                     identity->members[0] ? identity->members : "-");
     if (identity->parent)
-        p = put_hex16(put_text(p, " parent="), identity->parent);
-    append_text_locked(text, (size_t)(p - text));
+        n += snprintf(text + n, sizeof text - (size_t)n, " parent=%016llx",
+                      (unsigned long long)identity->parent);
+    append_string_locked(SG_RECORD_TEXT, 0, text, (size_t)n);
 }
 
 void sg_trace_call(const struct sg_trace_call *t)
@@ -611,53 +554,56 @@ void sg_trace_call(const struct sg_trace_call *t)
     if (routine_is_test(call->routine) && completing.done == 0)
         return;
     completing.done = 0;
-    struct call_entry e = {.index = t->index, .comm = identity ? identity->id : 0,
-                           .start_ns = t->start_ns, .duration_ns = t->end_ns - t->start_ns,
-                           .routine = call->routine, .did = t->did, .why = t->why,
-                           .subs = t->subs};
-    if (call->kind == SG_WATCH_COLLECTIVE) {
-        e.has |= HAS_NUMBER;
-        e.number = t->number;
-    }
-    if (t->has_signature) {
-        e.has |= HAS_SIGNATURE;
-        e.signature = t->signature;
-    }
-    if (call->collective != NULL) {
-        e.has |= HAS_SIDES;
-        collective_bytes(call->collective, identity, &e.sent, &e.received);
-    }
-    if (call->root != SG_WATCH_NONE && call->root >= 0) {
-        e.has |= HAS_ROOT;
-        e.root = sg_comm_world_rank(identity, call->root);
-    }
+    /* the optional words, by their bit (records.h) */
+    uint64_t field[SG_CALL_OPTIONAL_COUNT];
+    uint32_t has = 0;
+    size_t words = sizeof(struct sg_call_record) / sizeof(uint64_t);
+#define PUT(NAME, value) \
+    (field[SG_CALL_BIT_##NAME] = (uint64_t)(value), has |= SG_CALL_HAS(NAME), words++)
+    if (trace.threaded)
+        PUT(INDEX, t->index);
+    uint64_t duration = t->end - t->start;
+    if (duration >= UINT32_MAX)
+        PUT(END, t->end);
+    if (call->kind == SG_WATCH_COLLECTIVE)
+        PUT(NUMBER, t->number);
+    if (call->root != SG_WATCH_NONE && call->root >= 0)
+        PUT(ROOT, sg_comm_world_rank(identity, call->root));
     int sends = call->dest != SG_WATCH_NONE, receives = call->source != SG_WATCH_NONE;
+    int peer = -1;
     if (sends && call->dest != MPI_PROC_NULL) {
-        e.has |= HAS_PEER | HAS_TAG;
-        e.peer = sg_comm_world_rank(identity, call->dest);
-        e.tag = call->dest_tag;
+        PUT(PEER, peer = sg_comm_world_rank(identity, call->dest));
+        PUT(TAG, call->dest_tag);
     }
     if (receives && call->source != MPI_PROC_NULL) {
-        int any = call->source == MPI_ANY_SOURCE;
-        int source = any ? -1 : sg_comm_world_rank(identity, call->source);
+        int source = call->source == MPI_ANY_SOURCE ? -1 : sg_comm_world_rank(identity, call->source);
         int tag = call->source_tag == MPI_ANY_TAG ? -1 : call->source_tag;
         if (sends) { /* Sendrecv: the receive side apart */
-            e.has |= HAS_SOURCE | HAS_SOURCE_TAG;
-            e.source = source, e.source_tag = tag;
+            PUT(SOURCE, source);
+            PUT(SOURCE_TAG, tag);
         } else {
-            e.has |= HAS_PEER | HAS_TAG;
-            e.peer = source, e.tag = tag;
+            PUT(PEER, peer = source);
+            PUT(TAG, tag);
         }
     }
     if ((sends || receives) && call->count >= 0 && call->type != MPI_DATATYPE_NULL) {
-        e.has |= HAS_COUNT;
-        e.count = call->count;
-        e.bytes = type_bytes(call->type, call->count);
+        PUT(COUNT, call->count);
+        PUT(BYTES, type_bytes(call->type, call->count));
     }
+    if (call->collective != NULL) {
+        int64_t sent, received;
+        collective_bytes(call->collective, identity, &sent, &received);
+        PUT(SENT, sent);
+        PUT(RECEIVED, received);
+    }
+    if (t->has_signature)
+        PUT(SIGNATURE, t->signature);
+    if (t->subs > 0)
+        PUT(SUBS, t->subs);
     struct tracked posted = {0};
     if (call->request != NULL && *call->request != MPI_REQUEST_NULL) {
         posted = (struct tracked){.handle = handle_bits(*call->request), .index = t->index,
-                                  .receive = receives, .source = e.peer};
+                                  .receive = receives, .source = peer};
         if (receives && call->source == MPI_ANY_SOURCE && identity != NULL) {
             const int *world = identity->remote ? identity->remote : identity->local;
             posted.world_size = identity->remote ? identity->remote_size : identity->local_size;
@@ -666,65 +612,79 @@ void sg_trace_call(const struct sg_trace_call *t)
                 memcpy(posted.world, world, (size_t)posted.world_size * sizeof *posted.world);
         }
     }
-    struct pvar_line pvars = {.length = 0};
-    if (trace.pvars) {
-        pvars.length = (size_t)(put_u64(put_text(pvars.text, "pvar "), t->index) - pvars.text);
-        sg_mpit_read_changed(add_pvar, &pvars);
-    }
 
-    pthread_mutex_lock(&trace.lock);
+    lock();
     if (trace.data == NULL) { /* not tracing (any more) */
-        pthread_mutex_unlock(&trace.lock);
+        unlock();
         free(posted.world);
         return;
     }
     if (posted.handle != 0) {
         posted.request = ++trace.next_request;
-        if (track_locked(posted) == 0) {
-            e.has |= HAS_REQUEST;
-            e.request = posted.request;
-        } else
+        if (track_locked(posted) == 0)
+            PUT(REQUEST, posted.request);
+        else
             free(posted.world);
     }
+#undef PUT
     if (identity != NULL && !identity->traced)
         describe_comm_locked(identity);
-    append_locked(ENTRY_CALL, &e, sizeof e);
+    struct sg_call_record head = {
+        .start = t->start, .duration = duration < UINT32_MAX ? (uint32_t)duration : UINT32_MAX,
+        .comm = identity ? identity->traced : 0, .routine = name_id_locked(call->routine),
+        .did = name_id_locked(t->did), .why = name_id_locked(t->why)};
+    uint64_t *to = room_locked(SG_RECORD_CALL, words, has);
+    if (to != NULL) {
+        memcpy(to, &head, sizeof head);
+        to += sizeof head / sizeof *to;
+        for (uint32_t bits = has; bits != 0; bits &= bits - 1)
+            *to++ = field[__builtin_ctz(bits)];
+        trace.calls++;
+    }
     if (subs.index == t->index) {
         for (int j = 0; j < subs.count; j++) {
-            struct sub_entry *s = &subs.items[j];
-            s->duration_ns = (j + 1 < subs.count ? s[1].start_ns : t->end_ns) - s->start_ns;
-            append_locked(ENTRY_SUB, s, sizeof *s);
+            const struct sub *s = &subs.items[j];
+            uint16_t routine = name_id_locked(s->routine); /* before the room: a NAME record */
+            uint64_t *sub = room_locked(SG_RECORD_SUB, 5, 0);
+            if (sub != NULL) {
+                sub[0] = t->index, sub[1] = (uint64_t)s->j, sub[2] = routine;
+                sub[3] = s->start, sub[4] = j + 1 < subs.count ? s[1].start : t->end;
+            }
         }
         subs.count = 0;
     }
-    if (pvars.any)
-        append_text_locked(pvars.text, pvars.length);
-    sg_mpit_drain_events(add_event, &e.index);
-    pthread_mutex_unlock(&trace.lock);
+    if (trace.pvars)
+        read_pvars_locked(t->index, t->end);
+    if (trace.events) {
+        uint64_t index = t->index;
+        sg_mpit_drain_events(add_event, &index);
+    }
+    unlock();
 }
 
 void sg_trace_stop(void)
 {
-    pthread_mutex_lock(&trace.lock);
+    lock();
     if (trace.data == NULL) {
-        pthread_mutex_unlock(&trace.lock);
+        unlock();
         return;
     }
+    char tail[128];
+    if (trace.lost > 0) {
+        int n = snprintf(tail, sizeof tail, "lost %llu", (unsigned long long)trace.lost);
+        append_string_locked(SG_RECORD_TEXT, 0, tail, (size_t)n);
+    }
+    uint64_t now = sg_realtime_ns();
+    int n = snprintf(tail, sizeof tail, "end %llu %llu.%09llu", (unsigned long long)trace.calls,
+                     (unsigned long long)(now / 1000000000u),
+                     (unsigned long long)(now % 1000000000u));
+    append_string_locked(SG_RECORD_TEXT, 0, tail, (size_t)n);
     flush_locked();
-    char tail[128], *p = tail;
-    if (trace.lost > 0)
-        p = put_u64(put_text(p, "lost "), trace.lost), *p++ = '\n';
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    p = put_u64(put_text(p, "end "), trace.calls_written);
-    p = put_seconds(put_text(p, " "), (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
-    *p++ = '\n';
-    write_out(tail, (size_t)(p - tail));
     if (trace.fd >= 0)
         close(trace.fd);
     trace.fd = -1;
     free(trace.data);
     trace.data = NULL;
-    pthread_mutex_unlock(&trace.lock);
+    unlock();
     sg_mpit_stop();
 }

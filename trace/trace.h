@@ -1,8 +1,10 @@
-/* The per-call trace (SCALEGUARD_TRACE=DIR): each rank appends a record of
- * every call the layer observes (observe.h) to a buffer in memory, written
- * to DIR/rank-N.sgtrace (FORMAT.md) when it fills and at MPI_Finalize.
- * Calling it costs a few stores; the text is made when the buffer is
- * written. Thread-safe (one lock around the buffer). */
+/* The per-call trace (SCALEGUARD_TRACE=DIR): each rank appends a binary
+ * record of every call the layer observes (observe.h) to a buffer in
+ * memory, written as it is to DIR/rank-N.sgtrace (FORMAT.md) when it fills
+ * and at MPI_Finalize; scaleguard-trace makes the text. Calling it costs a
+ * few stores. Times are ticks (ticks.h). Thread-safe: under
+ * MPI_THREAD_MULTIPLE a lock guards the buffer (at lower levels the
+ * program's calls do not overlap). */
 #ifndef SCALEGUARD_TRACE_H
 #define SCALEGUARD_TRACE_H
 
@@ -10,6 +12,7 @@
 
 #include "comm_identity.h"
 #include "observed_call.h"
+#include "ticks.h"
 
 /* What the layer did to a call, and the times, as the observer resolved them. */
 struct sg_trace_call {
@@ -17,7 +20,7 @@ struct sg_trace_call {
     struct sg_comm_identity *identity;
     uint64_t number; /* a collective's number on its communicator */
     uint64_t index;  /* this rank's call count (sg_trace_next_index) */
-    int64_t start_ns, end_ns;
+    uint64_t start, end; /* ticks */
     const char *did; /* "plain", "W1-B", "left"; NULL: not a protected call */
     const char *why; /* "left": a word for the reason */
     int subs;
@@ -33,13 +36,13 @@ int sg_trace_start(const char *dir, const char *job);
 uint64_t sg_trace_next_index(void);
 
 /* A sub-call of the call `index` started (a workaround's j-th). */
-void sg_trace_sub_call(uint64_t index, int j, const char *routine, int64_t start_ns);
+void sg_trace_sub_call(uint64_t index, int j, const char *routine, uint64_t start);
 
 /* Before a completion call: the requests it may complete; after it, which
  * did (observe.h). */
 void sg_trace_completing(int count, const MPI_Request *requests);
 void sg_trace_completed(int completed, const int *indices, const MPI_Status *statuses,
-                        int64_t now_ns);
+                        uint64_t now);
 
 /* The call left: its record (a non-blocking call's request is kept until
  * completed). A Test that completed nothing leaves none. */

@@ -1,20 +1,24 @@
 /* scaleguard-trace: a trace directory (SCALEGUARD_TRACE=DIR; trace/FORMAT.md)
  * to its summary (PREFIX.md), message graph (PREFIX.dot), page
- * (PREFIX.html) and, with --json, its model (PREFIX.json). */
+ * (PREFIX.html) and, with --json, its model (PREFIX.json); or a rank's file
+ * to its text form (--text). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "model.h"
 
 static void usage(FILE *out)
 {
     fputs("usage: scaleguard-trace [--out PREFIX] [--json] [--strict] DIR\n"
+          "       scaleguard-trace --text FILE\n"
           "Reads the trace directory DIR (rank-N.sgtrace, written with SCALEGUARD_TRACE=DIR)\n"
           "and writes PREFIX.md (summary), PREFIX.dot (message graph), PREFIX.html (the\n"
           "graph and the calls, to filter in a browser) and with --json PREFIX.json;\n"
           "PREFIX is DIR/trace unless given. A rank whose file lacks its end (the job was\n"
-          "killed) is a warning, an error with --strict.\n",
+          "killed) is a warning, an error with --strict. --text prints the text form of one\n"
+          "rank's file (DIR/rank-N.sgtrace; trace/FORMAT.md).\n",
           out);
 }
 
@@ -58,8 +62,36 @@ static int json(const struct trace *t, const struct graph *g, const char *dot_pa
     return write_json(t, g, out);
 }
 
+static const char *print_line(void *arg, long number, char *text, size_t length)
+{
+    (void)number;
+    text[length] = '\n';
+    return fwrite(text, 1, length + 1, arg) == length + 1 ? NULL : "cannot write it out";
+}
+
+/* --text FILE: its lines on stdout. Exit status 0 (a file cut short:
+ * warned), 2 for what is not a trace. */
+static int print_text(const char *path)
+{
+    struct sg_decode_problem problem;
+    enum sg_decoded decoded = sg_trace_decode(path, print_line, stdout, &problem);
+    if (decoded == SG_DECODED_ERROR) {
+        if (problem.line > 0)
+            fprintf(stderr, "scaleguard-trace: %s:%ld: %s\n", path, problem.line, problem.why);
+        else
+            fprintf(stderr, "scaleguard-trace: %s: %s\n", path, problem.why);
+        return 2;
+    }
+    if (decoded == SG_DECODED_CUT)
+        fprintf(stderr, "scaleguard-trace: %s: warning: the file ends inside a record (its "
+                        "job was killed as it wrote)\n", path);
+    return fflush(stdout) == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--text") == 0)
+        return print_text(argv[2]);
     const char *prefix = NULL, *dir = NULL;
     int with_json = 0, strict = 0;
     for (int i = 1; i < argc; i++) {

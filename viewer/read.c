@@ -1,5 +1,6 @@
 /* Reading a trace directory (trace/FORMAT.md) into the model, with a clear
- * message for what does not fit: file and line. */
+ * message for what does not fit: file and line (of its text form, as
+ * `scaleguard-trace --text` prints it). */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "model.h"
 
 static void tell(const char *path, long line, const char *format, ...)
@@ -193,104 +195,91 @@ static int read_comm(struct trace *t, char *rest, const char **why)
     return 0;
 }
 
+/* Reading one rank's file: what its lines have told so far. */
+struct reading {
+    struct trace *t;
+    int rank;
+    int ended;
+};
+
+/* One line of the file's text form (decode.h): NULL, or what is wrong. */
+static const char *read_line(void *arg, long number, char *text, size_t length)
+{
+    struct reading *r = arg;
+    struct trace *t = r->t;
+    struct rank_file *f = &t->files[r->rank];
+    const char *why = NULL, *problem;
+    char *space = strchr(text, ' ');
+    char *rest = space ? space + 1 : text + length;
+    size_t word = space ? (size_t)(space - text) : length;
+    if (number == 1) {
+        /* the version, which the decoder checked */
+    } else if (number == 2) {
+        char job[128];
+        int rank, size;
+        if (sscanf(text, "job %127s rank %d size %d", job, &rank, &size) != 3 || rank != r->rank ||
+            size < 1)
+            why = "expected 'job NAME rank R size P ...' with the rank of its file's name";
+        else {
+            snprintf(f->job, sizeof f->job, "%s", job);
+            f->size = size;
+        }
+    } else if (r->ended) {
+        why = "a record after the end line";
+    } else if (word == 3 && strncmp(text, "mpi", 3) == 0) {
+        if (r->rank == 0)
+            snprintf(t->mpi, sizeof t->mpi, "%s", rest);
+    } else if (word == 5 && strncmp(text, "start", 5) == 0) {
+    } else if (word == 4 && strncmp(text, "call", 4) == 0) {
+        if (read_call(t, r->rank, rest, &problem) == 0)
+            f->calls++;
+        else
+            why = problem;
+    } else if (word == 3 && strncmp(text, "sub", 3) == 0) {
+        if (read_sub(t, r->rank, rest, &problem) != 0)
+            why = problem;
+    } else if (word == 4 && strncmp(text, "comm", 4) == 0) {
+        if (read_comm(t, rest, &problem) != 0)
+            why = problem;
+    } else if (word == 4 && strncmp(text, "done", 4) == 0) {
+    } else if (word == 4 && strncmp(text, "pvar", 4) == 0) {
+        f->pvars++;
+    } else if (word == 5 && strncmp(text, "event", 5) == 0) {
+        f->events++;
+    } else if (word == 4 && strncmp(text, "lost", 4) == 0) {
+        int64_t n;
+        if (whole_integer(rest, &n) != 0)
+            why = "expected 'lost N'";
+        else
+            f->lost += n;
+    } else if (word == 3 && strncmp(text, "end", 3) == 0) {
+        int64_t calls;
+        char *count = strtok(rest, " ");
+        if (count == NULL || whole_integer(count, &calls) != 0)
+            why = "expected 'end CALLS T'";
+        else if (calls != f->calls)
+            why = "the end line counts other calls than the file holds";
+        else
+            r->ended = 1;
+    } else {
+        why = "not a line of the trace format (comm, call, sub, done, pvar, event, lost, end)";
+    }
+    return why;
+}
+
 /* One rank's file. Returns 0, or -1 (told). */
 static int read_file(struct trace *t, int rank, int strict)
 {
     struct rank_file *f = &t->files[rank];
-    FILE *in = fopen(f->path, "r");
-    if (in == NULL) {
-        tell(f->path, 0, "cannot read it (%s)", strerror(errno));
+    struct reading reading = {t, rank, 0};
+    struct sg_decode_problem problem;
+    enum sg_decoded decoded = sg_trace_decode(f->path, read_line, &reading, &problem);
+    if (decoded == SG_DECODED_ERROR) {
+        tell(f->path, problem.line, "%s", problem.why);
         return -1;
     }
-    char *text = NULL;
-    size_t capacity = 0;
-    ssize_t length;
-    long line = 0;
-    int ended = 0, cut = 0, failed = 0;
-    while (!failed && (length = getline(&text, &capacity, in)) > 0) {
-        line++;
-        if (text[length - 1] == '\n')
-            text[--length] = '\0';
-        else
-            cut = 1; /* the job ended while this line was written */
-        if (cut)
-            break;
-        const char *why = NULL;
-        char *space = strchr(text, ' ');
-        char *rest = space ? space + 1 : text + length;
-        size_t word = space ? (size_t)(space - text) : (size_t)length;
-        if (line == 1) {
-            if (strcmp(text, "scaleguard-trace 1") != 0)
-                why = "not a trace of version 1 (expected 'scaleguard-trace 1')";
-        } else if (line == 2) {
-            char job[128];
-            int r, size;
-            if (sscanf(text, "job %127s rank %d size %d", job, &r, &size) != 3 || r != rank ||
-                size < 1)
-                why = "expected 'job NAME rank R size P ...' with the rank of its file's name";
-            else {
-                snprintf(f->job, sizeof f->job, "%s", job);
-                f->size = size;
-            }
-        } else if (ended) {
-            why = "a record after the end line";
-        } else if (word == 3 && strncmp(text, "mpi", 3) == 0) {
-            if (rank == 0)
-                snprintf(t->mpi, sizeof t->mpi, "%s", rest);
-        } else if (word == 5 && strncmp(text, "start", 5) == 0) {
-        } else if (word == 4 && strncmp(text, "call", 4) == 0) {
-            const char *problem;
-            if (read_call(t, rank, rest, &problem) == 0)
-                f->calls++;
-            else
-                why = problem;
-        } else if (word == 3 && strncmp(text, "sub", 3) == 0) {
-            const char *problem;
-            if (read_sub(t, rank, rest, &problem) != 0)
-                why = problem;
-        } else if (word == 4 && strncmp(text, "comm", 4) == 0) {
-            const char *problem;
-            if (read_comm(t, rest, &problem) != 0)
-                why = problem;
-        } else if (word == 4 && strncmp(text, "done", 4) == 0) {
-        } else if (word == 4 && strncmp(text, "pvar", 4) == 0) {
-            f->pvars++;
-        } else if (word == 5 && strncmp(text, "event", 5) == 0) {
-            f->events++;
-        } else if (word == 4 && strncmp(text, "lost", 4) == 0) {
-            int64_t n;
-            if (whole_integer(rest, &n) != 0)
-                why = "expected 'lost N'";
-            else
-                f->lost += n;
-        } else if (word == 3 && strncmp(text, "end", 3) == 0) {
-            int64_t calls;
-            char *count = strtok(rest, " ");
-            if (count == NULL || whole_integer(count, &calls) != 0)
-                why = "expected 'end CALLS T'";
-            else if (calls != f->calls)
-                why = "the end line counts other calls than the file holds";
-            else
-                ended = 1;
-        } else {
-            why = "not a record of the trace format (comm, call, sub, done, pvar, event, lost, "
-                  "end)";
-        }
-        if (why != NULL) {
-            tell(f->path, line, "%s", why);
-            failed = 1;
-        }
-    }
-    free(text);
-    fclose(in);
-    if (failed)
-        return -1;
-    if (line < 2) {
-        tell(f->path, 0, "no header: not a trace, or written by a job that never started");
-        return -1;
-    }
-    f->whole = ended;
-    if (!ended) {
+    f->whole = reading.ended && decoded == SG_DECODED_ALL;
+    if (!f->whole) {
         tell(f->path, 0, "%s: %" PRId64 " calls read; its last records were lost (rank %d "
                          "did not reach MPI_Finalize, or its file was cut)",
              strict ? "error" : "warning", f->calls, rank);

@@ -155,11 +155,21 @@ static void traffic(struct reported *r, int has_ob1_queues)
     MPI_Bcast(sent[0], 65536, MPI_CHAR, 0, MPI_COMM_WORLD);
     read_changed(r);
     MPI_Barrier(MPI_COMM_WORLD);
+    /* The ends read one rank at a time, the other blocked in a receive of
+     * a token: a peer that went on would queue its next message here. */
+    int token = 0;
+    if (rank == 1)
+        MPI_Recv(&token, 1, MPI_INT, 0, 900, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     read_changed(r);
     if (has_ob1_queues) {
         expect_value(r, UNEXPECTED, "0", "at the end");
         expect_value(r, POSTED, "0", "at the end");
     }
+    if (rank == 0) {
+        MPI_Send(&token, 1, MPI_INT, 1, 900, MPI_COMM_WORLD);
+        MPI_Recv(&token, 1, MPI_INT, 1, 901, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else
+        MPI_Send(&token, 1, MPI_INT, 0, 901, MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)

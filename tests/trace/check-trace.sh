@@ -1,8 +1,9 @@
 #!/bin/bash
-# check-trace.sh DIR OUTPUT PROCS [--did ROUTINE WHAT] [--killed RANK]
-# Compares the trace files of a run of traced.c (DIR/rank-N.sgtrace) with
-# what the program says it called (its OUTPUT: "traced: rank R MPI_Xxx N"),
-# and checks what the files must hold (trace/FORMAT.md):
+# check-trace.sh TOOL DIR OUTPUT PROCS [--did ROUTINE WHAT] [--killed RANK]
+# Compares the trace files of a run of traced.c (DIR/rank-N.sgtrace, read
+# in their text form: TOOL --text, TOOL being scaleguard-trace) with what
+# the program says it called (its OUTPUT: "traced: rank R MPI_Xxx N"), and
+# checks what the files must hold (trace/FORMAT.md):
 #  - each rank's file: the version line, its header (job, rank, size), the
 #    same job on every rank, an `end` line whose count is its `call` lines;
 #  - per rank and routine, as many `call` lines as the program made calls;
@@ -23,8 +24,8 @@
 #  - --signed: the collective checks ran: every protected call (did=) has
 #    its type signature hash (sig=), the same for MPI_INT on every rank.
 set -u
-dir=$1 output=$2 procs=$3
-shift 3
+tool=$1 dir=$2 output=$3 procs=$4
+shift 4
 did_routine="" did_what="" killed=-1 signed=0 pvars=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -43,9 +44,10 @@ problem() {
 
 job=""
 for ((r = 0; r < procs; r++)); do
-    file=$dir/rank-$r.sgtrace
-    [ -f "$file" ] || { problem "no $file"; continue; }
-    [ "$(head -n 1 "$file")" = "scaleguard-trace 1" ] || problem "$file: not a version 1 trace"
+    [ -f "$dir/rank-$r.sgtrace" ] || { problem "no $dir/rank-$r.sgtrace"; continue; }
+    file=$dir/rank-$r.txt
+    "$tool" --text "$dir/rank-$r.sgtrace" >"$file" || problem "$tool --text $dir/rank-$r.sgtrace failed"
+    [ "$(head -n 1 "$file")" = "scaleguard-trace 2" ] || problem "$file: not a version 2 trace"
     header=$(sed -n 2p "$file")
     header_form="^job ([^ ]+) rank $r size $procs host [^ ]+ pid [0-9]+\$"
     [[ $header =~ $header_form ]] || problem "$file: header '$header'"
@@ -59,7 +61,7 @@ for ((r = 0; r < procs; r++)); do
         continue
     fi
     calls=$(grep -c '^call ' "$file")
-    end_form="^end $calls [0-9]+\\.[0-9]{6}\$"
+    end_form="^end $calls [0-9]+\\.[0-9]{9}\$"
     [[ $last =~ $end_form ]] || problem "$file: last line '$last', $calls calls"
     while read -r _ _ _ routine count; do
         traced=$(grep -c "^call [0-9]* $routine " "$file")
@@ -117,19 +119,19 @@ for ((r = 0; r < procs; r++)); do
 done
 
 # the collectives, across ranks: communicator, number, routine, members
-world=$(grep -h '^comm ' "$dir"/rank-0.sgtrace | awk -v p="$procs" '$4 == p && $6 == (p > 1 ? "0-" p - 1 : "0") && !/parent=/ { print $2; exit }')
-duplicate=$(grep -h '^comm ' "$dir"/rank-0.sgtrace | awk -v w="$world" '$0 ~ ("parent=" w) { print $2; exit }')
+world=$(grep -h '^comm ' "$dir"/rank-0.txt | awk -v p="$procs" '$4 == p && $6 == (p > 1 ? "0-" p - 1 : "0") && !/parent=/ { print $2; exit }')
+duplicate=$(grep -h '^comm ' "$dir"/rank-0.txt | awk -v w="$world" '$0 ~ ("parent=" w) { print $2; exit }')
 [ -n "$world" ] || problem "rank 0: no comm line for MPI_COMM_WORLD"
 if [ -z "$duplicate" ] || [ "$duplicate" = "$world" ]; then
     problem "rank 0: no comm line for MPI_COMM_WORLD's duplicate (parent=$world)"
 fi
 mismatch=$(for ((r = 0; r < procs; r++)); do
     [ "$r" -eq "$killed" ] && continue
-    grep -h '^call [0-9]* MPI_[A-Za-z_]* comm=[0-9a-f]* t=[0-9.]* d=[0-9.]* n=' "$dir/rank-$r.sgtrace" |
+    grep -h '^call [0-9]* MPI_[A-Za-z_]* comm=[0-9a-f]* t=[0-9.]* d=[0-9.]* n=' "$dir/rank-$r.txt" |
         awk '{ split($4, c, "="); split($7, n, "="); print c[2], n[2], $3 }'
 done | sort | uniq -c | awk -v p="$procs" -v k="$killed" '$1 != p - (k >= 0) { print }' | head -n 5)
 [ -z "$mismatch" ] || problem "collective calls not made alike by every rank (count comm n routine): $mismatch"
-on_duplicate=$(grep -c "^call [0-9]* MPI_Allreduce comm=$duplicate " "$dir/rank-$(((killed + 1) % procs)).sgtrace")
+on_duplicate=$(grep -c "^call [0-9]* MPI_Allreduce comm=$duplicate " "$dir/rank-$(((killed + 1) % procs)).txt")
 [ "$on_duplicate" -gt 0 ] || problem "no MPI_Allreduce traced on the duplicate $duplicate"
 
 if [ "$signed" -eq 1 ] && [ "$(sort -u "$dir.signatures" | wc -l)" -ne 1 ]; then

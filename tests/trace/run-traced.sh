@@ -1,11 +1,12 @@
 #!/bin/bash
-# run-traced.sh DIR PROCS STATUS "CHECK OPTIONS" LAUNCH...
+# run-traced.sh TOOL DIR PROCS STATUS "CHECK OPTIONS" LAUNCH...
 # Runs a traced job (LAUNCH..., its SCALEGUARD_TRACE=DIR) with its output in
 # DIR.out, asserts its exit status (0, or "nonzero" for a job whose rank is
-# killed), then check-trace.sh DIR DIR.out PROCS OPTIONS.
+# killed), then check-trace.sh TOOL DIR DIR.out PROCS OPTIONS (TOOL:
+# scaleguard-trace).
 set -u
-dir=$1 procs=$2 expected=$3 options=$4
-shift 4
+tool=$1 dir=$2 procs=$3 expected=$4 options=$5
+shift 5
 rm -rf "$dir" "$dir.out"
 "$@" >"$dir.out"
 status=$?
@@ -16,4 +17,4 @@ if { [ "$expected" = 0 ] && [ "$status" -ne 0 ]; } ||
     exit 1
 fi
 # shellcheck disable=SC2086 # the options are words
-exec bash "$(dirname "$0")/check-trace.sh" "$dir" "$dir.out" "$procs" $options
+exec bash "$(dirname "$0")/check-trace.sh" "$tool" "$dir" "$dir.out" "$procs" $options

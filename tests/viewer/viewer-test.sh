@@ -11,9 +11,10 @@
 #              is missing";
 #   mixed      a copy of DIR with rank 0's file of OTHER_DIR: exit 2, "a
 #              mixed directory";
-#   bad-line   a copy of DIR with a line no record starts: exit 2, the file
-#              and line named;
-#   version    a copy of DIR whose rank 0 says version 2: exit 2, line 1.
+#   bad-line   a copy of DIR with a record of no type of the format before
+#              rank 1's first: exit 2, the file and line named (of its
+#              text form: the header is 4 lines);
+#   version    a copy of DIR whose rank 0 says version 1: exit 2, line 1.
 set -u
 tool=$1 kase=$2 dir=$3 other=${4:-}
 work=$(mktemp -d)
@@ -26,6 +27,9 @@ run() { # run ARGS...: sets status, and err (standard error)
     "$tool" "$@" >"$work/out" 2>"$work/err"
     status=$?
     err=$(cat "$work/err")
+}
+lines() { # the text form of DIR's rank files
+    for file in "$dir"/rank-*.sgtrace; do "$tool" --text "$file" || fail "--text $file failed"; done
 }
 broken() { # a copy of DIR to break
     cp -r "$dir" "$work/trace"
@@ -45,16 +49,16 @@ whole)
     while read -r calls routine; do
         grep -q "^| $routine | $calls | " "$work/t.md" ||
             fail "the summary does not say $calls calls of $routine"
-    done < <(cat "$dir"/rank-*.sgtrace | awk '$1 == "call" { print $3 }' | sort | uniq -c)
+    done < <(lines | awk '$1 == "call" { print $3 }' | sort | uniq -c)
     while read -r count routine did; do
         grep -Eq "^\\| $routine \\| .*[|,] $did $count( \\||,)" "$work/t.md" ||
             fail "the summary does not say '$did $count' of $routine"
-    done < <(cat "$dir"/rank-*.sgtrace | awk '$1 == "call" { for (i = 4; i <= NF; i++)
+    done < <(lines | awk '$1 == "call" { for (i = 4; i <= NF; i++)
                  if ($i ~ /^did=/) print $3, substr($i, 5) }' | sort | uniq -c)
     edges=$(grep -c ' -> ' "$work/t.dot")
     [[ $(cat "$work/out") == *" $edges edges: "* ]] || fail "printed '$(cat "$work/out")', the DOT has $edges edges"
     [ "$edges" -gt 0 ] || fail "no edge"
-    all=$(cat "$dir"/rank-*.sgtrace | grep -c '^call ')
+    all=$(lines | grep -c '^call ')
     json=$(grep -o '"rank":[0-9]*,"index"' "$work/t.json" | wc -l)
     [ "$json" -eq "$all" ] || fail "the JSON has $json calls, the files $all"
     if ! grep -q '<svg' "$work/t.html" || ! grep -q 'id="drawn-edges"' "$work/t.html"; then
@@ -86,13 +90,19 @@ mixed)
     ;;
 bad-line)
     broken
-    sed -i '6i bogus record' "$work/trace/rank-1.sgtrace"
-    expect_error "rank-1\\.sgtrace:6: not a record of the trace format"
+    file=$work/trace/rank-1.sgtrace
+    header=$(grep -abo -m 1 '^records .*' "$file") # OFFSET:LINE, the header's last line
+    line=${header#*:}
+    records=$((${header%%:*} + ${#line} + 1))
+    { head -c "$records" "$file"; printf '\177\0\0\0\0\0\0\0'; tail -c +$((records + 1)) "$file"; } >"$work/bad"
+    mv "$work/bad" "$file"
+    expect_error "rank-1\\.sgtrace:5: not a record of the trace format \\(record type 127 at byte $records\\)"
     ;;
 version)
     broken
-    sed -i '1s/.*/scaleguard-trace 2/' "$work/trace/rank-0.sgtrace"
-    expect_error "rank-0\\.sgtrace:1: not a trace of version 1"
+    { echo 'scaleguard-trace 1'; tail -n +2 "$work/trace/rank-0.sgtrace"; } >"$work/old"
+    mv "$work/old" "$work/trace/rank-0.sgtrace"
+    expect_error "rank-0\\.sgtrace:1: not a trace of version 2"
     ;;
 *) fail "unknown case" ;;
 esac
