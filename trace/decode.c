@@ -29,7 +29,7 @@ struct decoder {
     const char **names; /* by id */
     uint64_t *comms;    /* the comm lines' ids, by number - 1 */
     size_t comm_count, comm_capacity;
-    uint64_t calls;     /* call records read */
+    uint64_t last_index; /* of the last call record */
 };
 
 static enum sg_decoded fail(struct decoder *d, long line, const char *format, ...)
@@ -116,9 +116,9 @@ static const char *call_line(struct decoder *d, uint32_t bits, const uint64_t *w
     const uint64_t *next = words + fixed;
     for (int bit = 0; bit < SG_CALL_OPTIONAL_COUNT; bit++)
         value[bit] = bits >> bit & 1 ? *next++ : 0;
-    uint64_t index = bits & SG_CALL_HAS(INDEX) ? value[SG_CALL_BIT_INDEX] : d->calls + 1;
+    uint64_t index = bits & SG_CALL_HAS(INDEX) ? value[SG_CALL_BIT_INDEX] : d->last_index + 1;
     uint64_t end = bits & SG_CALL_HAS(END) ? value[SG_CALL_BIT_END] : r.start + r.duration;
-    d->calls++;
+    d->last_index = index;
     char *p = text + sprintf(text, "call %" PRIu64 " %s comm=%016" PRIx64 " t=", index, routine,
                              r.comm ? d->comms[r.comm - 1] : 0);
     p = put_seconds(p, d, r.start);

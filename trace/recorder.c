@@ -46,7 +46,8 @@ static struct {
     uint64_t *data; /* the buffer: records of whole words */
     size_t used, size; /* words */
     uint64_t calls, lost;
-    uint32_t comms; /* comm lines written */
+    uint64_t last_index; /* of the last call record */
+    uint32_t comms;      /* comm lines written */
     atomic_uint_fast64_t next_index;
     struct {
         const char *name;
@@ -560,8 +561,6 @@ void sg_trace_call(const struct sg_trace_call *t)
     size_t words = sizeof(struct sg_call_record) / sizeof(uint64_t);
 #define PUT(NAME, value) \
     (field[SG_CALL_BIT_##NAME] = (uint64_t)(value), has |= SG_CALL_HAS(NAME), words++)
-    if (trace.threaded)
-        PUT(INDEX, t->index);
     uint64_t duration = t->end - t->start;
     if (duration >= UINT32_MAX)
         PUT(END, t->end);
@@ -619,6 +618,8 @@ void sg_trace_call(const struct sg_trace_call *t)
         free(posted.world);
         return;
     }
+    if (t->index != trace.last_index + 1) /* a Test that completed nothing, or threads */
+        PUT(INDEX, t->index);
     if (posted.handle != 0) {
         posted.request = ++trace.next_request;
         if (track_locked(posted) == 0)
@@ -640,6 +641,7 @@ void sg_trace_call(const struct sg_trace_call *t)
         for (uint32_t bits = has; bits != 0; bits &= bits - 1)
             *to++ = field[__builtin_ctz(bits)];
         trace.calls++;
+        trace.last_index = t->index;
     }
     if (subs.index == t->index) {
         for (int j = 0; j < subs.count; j++) {

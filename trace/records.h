@@ -25,9 +25,9 @@ struct sg_record_head {
 };
 
 /* A call record: these words, then one word per bit set in its head's
- * bits, in the bits' order. Its index is its place among the file's call
- * records (1, 2, ...) unless it has an INDEX word (calls recorded from
- * threads at once: MPI_THREAD_MULTIPLE). */
+ * bits, in the bits' order. Its index is the file's previous call record's
+ * plus one (the first: 1), unless it has an INDEX word (after a Test that
+ * completed nothing, which has no record, or calls from threads at once). */
 struct sg_call_record {
     uint64_t start;    /* ticks */
     uint32_t duration; /* ticks; UINT32_MAX: as long or longer (its END word) */

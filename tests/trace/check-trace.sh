@@ -11,8 +11,9 @@
 #    communicator, in the same routine; MPI_COMM_WORLD's duplicate has an id
 #    of its own, whose parent is MPI_COMM_WORLD's;
 #  - the ring's MPI_Send names the next rank (peer=), 16 bytes; every
-#    MPI_Irecv (from MPI_ANY_SOURCE) has its `done` line naming the rank
-#    that sent it (source=), 8 bytes;
+#    MPI_Irecv (from MPI_ANY_SOURCE) has its `done` line naming its call
+#    (the index, also after an MPI_Test that completed nothing and left no
+#    line) and the rank that sent it (source=), 8 bytes;
 #  - --did ROUTINE WHAT: rank 0's ROUTINE calls say did=WHAT, with subs=S
 #    and S `sub` lines after each;
 #  - --killed RANK: that rank never reached MPI_Finalize: its file has no
@@ -75,10 +76,10 @@ for ((r = 0; r < procs; r++)); do
     [ "$irecvs" -eq "$(grep -c '^call [0-9]* MPI_Irecv ' "$file")" ] ||
         problem "rank $r: MPI_Irecv lines without peer=-1 (any source), 8 bytes and a request"
     received=0
-    while read -r request; do
-        grep -Eq "^done $request [0-9]+ t=[0-9.]+ source=$next tag=[0-9]+ bytes=8$" "$file" &&
+    while read -r index request; do
+        grep -Eq "^done $request $index t=[0-9.]+ source=$next tag=[0-9]+ bytes=8$" "$file" &&
             received=$((received + 1))
-    done < <(grep '^call [0-9]* MPI_Irecv ' "$file" | sed 's/.* req=\([0-9]*\).*/\1/')
+    done < <(grep '^call [0-9]* MPI_Irecv ' "$file" | sed 's/^call \([0-9]*\) .* req=\([0-9]*\).*/\1 \2/')
     [ "$received" -eq "$irecvs" ] ||
         problem "rank $r: $received of $irecvs MPI_Irecv requests have their done line from rank $next"
     if [ -n "$pvars" ]; then

@@ -83,6 +83,12 @@ int main(int argc, char **argv)
         if (in[0] != previous || in[1] != round)
             check(MPI_ERR_OTHER, "the ring's data");
 
+        /* a Test that completes nothing traced: no record, the next call's
+         * index still its own */
+        MPI_Request none = MPI_REQUEST_NULL;
+        int flag = 0;
+        check(MPI_Test(&none, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+
         /* the other way round, non-blocking; the receive from any source */
         double sent = rank + 0.5, got = -1;
         MPI_Request requests[2];
