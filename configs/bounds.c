@@ -64,9 +64,17 @@ static const char *const entry_keys[KEY_COUNT] = {
     "delta",      "failure", "workaround", "inplace",   "safe_seconds", "fail_seconds",
 };
 
-enum platform_key { PKEY_MPI_LIBRARY, PKEY_HOSTNAME, PKEY_MEASURED, PKEY_LAUNCHER, PKEY_COUNT };
-static const char *const platform_keys[PKEY_COUNT] = {"mpi_library", "hostname", "measured",
-                                                      "launcher"};
+enum platform_key {
+    PKEY_MPI_LIBRARY,
+    PKEY_HOSTNAME,
+    PKEY_MEASURED,
+    PKEY_LAUNCHER,
+    PKEY_CVARS_RULE,
+    PKEY_CVARS_DIGEST,
+    PKEY_COUNT
+};
+static const char *const platform_keys[PKEY_COUNT] = {
+    "mpi_library", "hostname", "measured", "launcher", "cvars_rule", "cvars_digest"};
 _Static_assert((int)PKEY_COUNT <= (int)KEY_COUNT, "key_line[] holds the platform keys too");
 
 static int name_index(const char *const *names, size_t count, const char *name)
@@ -121,6 +129,7 @@ enum section_kind {
     SECTION_NONE,
     SECTION_PLATFORM,
     SECTION_CHECKS,
+    SECTION_CVARS,
     SECTION_ROUTINE,
     SECTION_IGNORED
 };
@@ -142,10 +151,10 @@ struct loader {
     unsigned key_line[KEY_COUNT]; /* where each key of the open section was, 0 if absent */
     int bad_value;                /* some value of the open section was rejected */
     struct sg_bound_entry entry;  /* the open routine section */
-    unsigned platform_line, checks_line;
+    unsigned platform_line, checks_line, cvars_line, cvars_digest_line;
 
     struct sg_bounds result;
-    size_t capacity;
+    size_t capacity, cvar_capacity;
     struct header *headers; /* every routine header, for the duplicate check */
     size_t header_count, header_capacity;
 
@@ -316,6 +325,15 @@ static void open_section(struct loader *ld, const char *name, size_t length)
         else
             ld->platform_line = ld->line;
         ld->kind = SECTION_PLATFORM;
+        return;
+    }
+
+    if (length == 5 && memcmp(name, "cvars", 5) == 0) {
+        if (ld->cvars_line)
+            fail(ld, ld->line, "duplicate section [cvars] (first at line %u)", ld->cvars_line);
+        else
+            ld->cvars_line = ld->line;
+        ld->kind = SECTION_CVARS;
         return;
     }
 
@@ -616,6 +634,18 @@ static void platform_key(struct loader *ld, const char *key, const char *value)
         else
             copy_text(platform->launcher, sizeof platform->launcher, value);
         break;
+    case PKEY_CVARS_RULE:
+        copy_text(platform->cvars_rule, sizeof platform->cvars_rule, value);
+        break;
+    case PKEY_CVARS_DIGEST:
+        if (strlen(value) != 16 || strspn(value, "0123456789abcdef") != 16)
+            fail(ld, ld->line, "cvars_digest must be 16 hex digits (0-9, a-f), not '%.40s'",
+                 value);
+        else {
+            copy_text(platform->cvars_digest, sizeof platform->cvars_digest, value);
+            ld->cvars_digest_line = ld->line;
+        }
+        break;
     case PKEY_COUNT: break;
     }
 }
@@ -658,6 +688,56 @@ static void checks_key(struct loader *ld, const char *key, const char *value)
     *lines[k] = ld->line;
 }
 
+/* One line of [cvars]: a control variable's name and value. */
+static void cvar_key(struct loader *ld, const char *key, const char *value)
+{
+    if (!sg_cvar_name_valid(key)) {
+        fail(ld, ld->line, "'%.40s' is not a control variable's name (A-Z a-z 0-9 _ . -, at "
+                           "most %d)", key, SG_CVAR_NAME_MAX - 1);
+        return;
+    }
+    if (strlen(value) >= SG_CVAR_VALUE_MAX) {
+        fail(ld, ld->line, "the value of %s is longer than %d characters", key,
+             SG_CVAR_VALUE_MAX - 1);
+        return;
+    }
+    struct sg_bounds *b = &ld->result;
+    for (size_t i = 0; i < b->cvar_count; i++)
+        if (strcmp(b->cvars[i].name, key) == 0) {
+            fail(ld, ld->line, "duplicate control variable '%s' in [cvars] (first at line %u)",
+                 key, b->cvars[i].line);
+            return;
+        }
+    if (b->cvar_count == ld->cvar_capacity) {
+        struct sg_cvar *grown = grow(b->cvars, &ld->cvar_capacity, sizeof *grown);
+        if (!grown) {
+            fail(ld, 0, "out of memory");
+            return;
+        }
+        b->cvars = grown;
+    }
+    struct sg_cvar *c = &b->cvars[b->cvar_count++];
+    snprintf(c->name, sizeof c->name, "%s", key);
+    snprintf(c->value, sizeof c->value, "%s", value);
+    c->line = ld->line;
+}
+
+/* A digest in [platform] that its [cvars] no longer give: warned. */
+static void check_cvars_digest(struct loader *ld)
+{
+    const struct sg_platform *p = &ld->result.platform;
+    if (!p->cvars_digest[0])
+        return;
+    char digest[17];
+    snprintf(digest, sizeof digest, "%016" PRIx64,
+             sg_cvars_digest(ld->result.cvars, ld->result.cvar_count));
+    if (strcmp(digest, p->cvars_digest) != 0)
+        warn(ld, ld->cvars_digest_line,
+             "cvars_digest %s is not the digest of the %zu values in [cvars] (%s): were they "
+             "edited? The layer compares the values", p->cvars_digest, ld->result.cvar_count,
+             digest);
+}
+
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
     struct loader *ld = user;
@@ -666,6 +746,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
     case SECTION_NONE: warn(ld, ld->line, "key '%.40s' outside any section (ignored)", key); break;
     case SECTION_PLATFORM: platform_key(ld, key, value); break;
     case SECTION_CHECKS: checks_key(ld, key, value); break;
+    case SECTION_CVARS: cvar_key(ld, key, value); break;
     case SECTION_ROUTINE: entry_key(ld, key, value); break;
     case SECTION_IGNORED: break;
     }
@@ -726,9 +807,12 @@ static int load(struct loader *ld, struct sg_bounds *bounds, char *error, size_t
     }
     check_duplicates(ld);
     free(ld->headers);
+    if (!ld->failed)
+        check_cvars_digest(ld);
 
     if (ld->failed) {
         free(ld->result.entries);
+        free(ld->result.cvars);
         report(error, error_size, ld->name, ld->error_line, ld->error);
         return -1;
     }
@@ -790,6 +874,7 @@ void sg_bounds_free(struct sg_bounds *bounds)
     if (!bounds)
         return;
     free(bounds->entries);
+    free(bounds->cvars);
     memset(bounds, 0, sizeof *bounds);
 }
 
@@ -961,7 +1046,7 @@ static const char *split_pair(const char *pair, const char *const *names, size_t
         return "unknown key";
     memcpy(key, pair, key_length);
     key[key_length] = '\0';
-    if (name_index(names, count, key) < 0)
+    if (names ? name_index(names, count, key) < 0 : !sg_cvar_name_valid(key))
         return "unknown key";
 
     const char *v = equals + 1, *end;
@@ -981,8 +1066,16 @@ static const char *split_pair(const char *pair, const char *const *names, size_t
     return NULL;
 }
 
+/* The keys a section may hold: a list, or (names NULL) any control
+ * variable's name ([cvars]). */
+struct schema {
+    const char *const *names;
+    size_t count;
+};
+
 static int append_sections(struct text *out, const char *section, const char *const *const *keys,
-                           size_t entry_count, int is_platform, char *reason, size_t reason_size)
+                           size_t entry_count, struct schema schema, char *reason,
+                           size_t reason_size)
 {
     for (size_t k = 0; k < entry_count; k++) {
         char header[64];
@@ -992,13 +1085,11 @@ static int append_sections(struct text *out, const char *section, const char *co
             snprintf(header, sizeof header, "\n[%s#%zu]\n", section, k + 1);
         append_string(out, header);
         for (const char *const *pair = keys[k]; pair && *pair; pair++) {
-            char key[32];
+            char key[SG_CVAR_NAME_MAX];
             const char *value;
             size_t value_length;
-            const char *bad = is_platform ? split_pair(*pair, platform_keys, PKEY_COUNT, key,
-                                                       sizeof key, &value, &value_length)
-                                          : split_pair(*pair, entry_keys, KEY_COUNT, key,
-                                                       sizeof key, &value, &value_length);
+            const char *bad = split_pair(*pair, schema.names, schema.count, key, sizeof key,
+                                         &value, &value_length);
             if (bad) {
                 snprintf(reason, reason_size, "bad entry '%.60s' for [%s]: %s", *pair, section,
                          bad);
@@ -1048,7 +1139,7 @@ static void mark_removed(struct line_info *lines, size_t count)
 }
 
 static int build(const struct text *old, const char *section, const char *const *const *keys,
-                 size_t entry_count, int is_platform, struct text *out, char *reason,
+                 size_t entry_count, struct schema schema, struct text *out, char *reason,
                  size_t reason_size)
 {
     size_t count = 0, longest = 0;
@@ -1095,7 +1186,7 @@ static int build(const struct text *old, const char *section, const char *const 
         if (n == 0 && first_removed == 0 && old->length >= 3 && has_bom(old->data))
             append(out, old->data, 3); /* the BOM stays first */
         if (n == first_removed)
-            status = append_sections(out, section, keys, entry_count, is_platform, reason,
+            status = append_sections(out, section, keys, entry_count, schema, reason,
                                      reason_size);
         if (!lines[n].removed)
             append(out, old->data + lines[n].start, lines[n].end - lines[n].start);
@@ -1105,7 +1196,7 @@ static int build(const struct text *old, const char *section, const char *const 
             append_string(out, "\n");
         if (count > 0 && !lines[count - 1].empty)
             append_string(out, "\n");
-        status = append_sections(out, section, keys, entry_count, is_platform, reason,
+        status = append_sections(out, section, keys, entry_count, schema, reason,
                                  reason_size);
     }
     free(lines);
@@ -1125,15 +1216,19 @@ int sg_bounds_replace(const char *path, const char *section, const char *const *
         report(error, error_size, path ? path : "(null)", 0, "no file or section given");
         return -1;
     }
-    int is_platform = strcmp(section, "platform") == 0;
-    if (!is_platform && sg_routine_by_name(section) < 0) {
-        snprintf(reason, sizeof reason, "unknown section '%.60s' (an MPI routine or platform)",
-                 section);
+    int is_platform = strcmp(section, "platform") == 0, is_cvars = strcmp(section, "cvars") == 0;
+    struct schema schema = is_platform ? (struct schema){platform_keys, PKEY_COUNT}
+                           : is_cvars  ? (struct schema){NULL, 0}
+                                       : (struct schema){entry_keys, KEY_COUNT};
+    if (!is_platform && !is_cvars && sg_routine_by_name(section) < 0) {
+        snprintf(reason, sizeof reason,
+                 "unknown section '%.60s' (an MPI routine, platform or cvars)", section);
         report(error, error_size, path, 0, reason);
         return -1;
     }
-    if (is_platform && entry_count > 1) {
-        report(error, error_size, path, 0, "there is only one [platform]");
+    if ((is_platform || is_cvars) && entry_count > 1) {
+        snprintf(reason, sizeof reason, "there is only one [%s]", section);
+        report(error, error_size, path, 0, reason);
         return -1;
     }
     if (entry_count > 0 && !keys) {
@@ -1150,7 +1245,7 @@ int sg_bounds_replace(const char *path, const char *section, const char *const *
         report(error, error_size, path, 0, message);
     }
     if (status == 0) {
-        status = build(&old, section, keys, entry_count, is_platform, &out, reason, sizeof reason);
+        status = build(&old, section, keys, entry_count, schema, &out, reason, sizeof reason);
         if (status != 0)
             report(error, error_size, path, 0, reason);
     }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cvars.h"
 #include "detectors.h"
 #include "routines.h"
 
@@ -62,7 +63,9 @@ struct sg_platform {
     char mpi_library[256];
     char hostname[256];
     char measured[64];
-    char launcher[16]; /* "local" or "slurm"; empty when absent */
+    char launcher[16];      /* "local" or "slurm"; empty when absent */
+    char cvars_rule[128];   /* which control variables [cvars] holds (fingerprint/) */
+    char cvars_digest[17];  /* sg_cvars_digest of them, 16 hex digits; "" when absent */
 };
 
 /* [checks]: the layer's collective checks, for every job that loads the
@@ -80,6 +83,8 @@ struct sg_bounds {
     struct sg_checks_config checks;
     struct sg_bound_entry *entries; /* in file order */
     size_t count;
+    struct sg_cvar *cvars; /* [cvars], in file order */
+    size_t cvar_count;
 };
 
 /* Called once per warning (unknown key or section), with "file:line: text". */
@@ -101,7 +106,8 @@ int sg_bounds_load_text(const char *text, size_t length, const char *name,
 void sg_bounds_free(struct sg_bounds *bounds);
 
 /* Replace every section of `section` (a routine name such as "MPI_Scatter",
- * whose entries [MPI_Scatter], [MPI_Scatter#2], ... all go, or "platform")
+ * whose entries [MPI_Scatter], [MPI_Scatter#2], ... all go, "platform" or
+ * "cvars", whose keys are any control variables' names)
  * by `entry_count` new sections, the k-th named [section#k] (the first plain
  * [section]), holding `keys[k]` as "key = value" lines, `NULL`-terminated.
  * Each string of `keys[k]` is "key=value" (blanks around '=' allowed); the

@@ -21,7 +21,8 @@ static const char usage[] =
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
     "dump     loads FILE as check does and prints, tab-separated, a line 'platform'\n"
     "         with the [platform] keys that are set (mpi_library, hostname, measured,\n"
-    "         launcher; none: no line; a tab in a value printed as a space), then\n"
+    "         launcher, cvars_rule, cvars_digest; none: no line; a tab in a value\n"
+    "         printed as a space), then\n"
     "         one line per routine entry, in file order: the section (MPI_Name or\n"
     "         MPI_Name#k), then every key as KEY=VALUE\n"
     "         with its value as the layer reads it (defaults filled in: class, trigger,\n"
@@ -30,8 +31,9 @@ static const char usage[] =
     "         absent).\n"
     "replace  replaces every [SECTION], [SECTION#2], ... of FILE by one section per\n"
     "         --entry, holding the KEY=VALUE arguments that follow it; without --entry\n"
-    "         the sections are removed. SECTION is an MPI routine (MPI_Scatter) or\n"
-    "         platform. Comments and all other sections stay as they are; FILE is\n"
+    "         the sections are removed. SECTION is an MPI routine (MPI_Scatter),\n"
+    "         platform, or cvars (MPI control variables: any names as keys).\n"
+    "         Comments and all other sections stay as they are; FILE is\n"
     "         created if missing and is only written when the result is valid.\n"
     "classify prints class=, trigger= and bound= lines (Table IX) for a safe count\n"
     "         n_s found at (TYPE_SIZE, PROCS). RUNS_2P and RUNS_2S are the outcomes of\n"
@@ -79,8 +81,11 @@ static int check(const char *path)
     for (size_t i = 0; i < bounds.count; i++)
         if (!seen[bounds.entries[i].routine]++)
             routines++;
-    printf("%s: %zu %s for %zu %s\n", path, bounds.count, bounds.count == 1 ? "entry" : "entries",
+    printf("%s: %zu %s for %zu %s", path, bounds.count, bounds.count == 1 ? "entry" : "entries",
            routines, routines == 1 ? "routine" : "routines");
+    if (bounds.cvar_count > 0)
+        printf(", %zu control variables", bounds.cvar_count);
+    putchar('\n');
     sg_bounds_free(&bounds);
     return 0;
 }
@@ -91,10 +96,10 @@ static int dump(const char *path)
     if (load(path, &bounds) != 0)
         return 1;
     const struct sg_platform *pf = &bounds.platform;
-    const char *const platform[][2] = {{"mpi_library", pf->mpi_library},
-                                       {"hostname", pf->hostname},
-                                       {"measured", pf->measured},
-                                       {"launcher", pf->launcher}};
+    const char *const platform[][2] = {
+        {"mpi_library", pf->mpi_library}, {"hostname", pf->hostname},
+        {"measured", pf->measured},       {"launcher", pf->launcher},
+        {"cvars_rule", pf->cvars_rule},   {"cvars_digest", pf->cvars_digest}};
     int any = 0;
     for (size_t k = 0; k < sizeof platform / sizeof *platform; k++)
         if (platform[k][1][0]) {

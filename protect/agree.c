@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "layer.h"
 
 int sg_init_seen;
@@ -89,6 +90,24 @@ static void report(const struct loaded *all, int procs)
     free(ranks);
 }
 
+/* The running MPI against the one the bounds were measured on (its library,
+ * its control variables: fingerprint/compare.h), on rank 0: the variables
+ * that choose algorithms are alike on every rank. A difference is told;
+ * the bounds still apply. */
+static void compare_platform(const char *path, const struct sg_bounds *bounds)
+{
+    char message[2048];
+    int differing = sg_fingerprint_compare(bounds, 8, "; ", message, sizeof message);
+    if (differing > 0)
+        sg_log(SG_LOG_WARN, NULL, "the running MPI is not the one the bounds of %s were measured "
+                                  "on, so they may not hold (run the tester again; "
+                                  "scaleguard-cvars --against %s lists every difference): %s",
+               path, path, message);
+    else if (differing < 0)
+        sg_log(SG_LOG_WARN, NULL, "the running MPI could not be compared with the one the "
+                                  "bounds of %s were measured on: %s", path, message);
+}
+
 /* After PMPI_Init: load, agree, apply. An error in the agreement itself
  * leaves Class D protection only, on this rank; it is MPI's own failure,
  * and MPI reports it on the others too. */
@@ -130,6 +149,8 @@ static void agree(void)
                           (extremes[6] == ~extremes[7] ? SG_AGREED_TRACE : 0);
     }
     sg_layer_apply(agreed, settings_agreed);
+    if (agreed && rank == 0 && layer->path != NULL)
+        compare_platform(layer->path, &layer->bounds);
     if (layer->checks.collectives)
         sg_check_prepare_world(&layer->checks.options);
     sg_observe_start(layer->watchdog.seconds, layer->watchdog.action,

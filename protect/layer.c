@@ -1,6 +1,7 @@
 /* Configuration, logging and statistics of libscaleguard.so. Nothing here
  * may abort the application: a bad configuration is reported once and the
  * layer goes on with Class D protection only. */
+#include "compare.h"
 #include "layer.h"
 #include "pending.h"
 #include "scratch.h"
@@ -359,6 +360,7 @@ SG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 SG_EXPORT int MPI_Finalize(void)
 {
     sg_observe_finalizing(); /* the watchdog's state; the trace's end, before MPI_T's */
+    sg_fingerprint_stop();   /* MPI_T, after the trace's use of it */
     sg_pending_finish_all(); /* requests the caller freed before they completed */
     if (layer.checks.collectives)
         sg_check_finish_all(); /* what is still open, on every communicator */

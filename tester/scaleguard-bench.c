@@ -3,7 +3,7 @@
  *
  *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
  *                    [--root R] [--inplace] [--sparse] [--reverse] [--pmpi] [--fatal]
- *                    [--late SECONDS] [--blocking-first]
+ *                    [--late SECONDS] [--blocking-first] [--cvar NAME=VALUE]...
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
@@ -33,6 +33,13 @@
  * --blocking-first (I-forms): each size runs once in the blocking form
  * first, with its own line and no rank late: what a layer makes in that
  * call (W1-A's communicators) the I-form calls then find.
+ * --cvar NAME=VALUE: every rank writes the MPI control variable NAME
+ * (MPI_T, an integer, or an enumeration's item by name) after MPI_Init, and
+ * the collective runs on a duplicate of MPI_COMM_WORLD made after the
+ * writes (Open MPI fixes a communicator's algorithms when it makes it; for
+ * its coll_tuned_* variables it needs coll_tuned_use_dynamic_rules, set in
+ * the environment before MPI_Init here); rank 0 prints "# scaleguard-bench:
+ * cvar NAME=VALUE" as read back. The tester tries an MPI's algorithms so.
  * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
  * 4 MPI error, 5 out of memory, 2 usage.
  *
@@ -152,6 +159,7 @@ struct bench {
     void *send, *recv;
     struct buffer_bytes bytes;
     MPI_Comm agree_comm; /* point-to-point agreement only */
+    MPI_Comm comm;       /* the collective's: MPI_COMM_WORLD, or its duplicate (--cvar) */
 };
 
 /* --sparse: element `i` of a message carries data only in the first
@@ -444,7 +452,7 @@ static void reset(void *buf, uint64_t bytes)
  * validate. Returns 0 or the MPI error code; *wrong counts bad elements. */
 static int step(struct bench *b, double *elapsed, size_t *wrong)
 {
-    MPI_Comm comm = MPI_COMM_WORLD;
+    MPI_Comm comm = b->comm;
     MPI_Request request;
     MPI_Datatype t = b->type;
     size_t n = (size_t)b->count, all = n * (size_t)b->procs;
@@ -700,6 +708,8 @@ struct options {
     int type_size, iters, root, procs;
     int inplace, sparse, reversed, use_pmpi, fatal, predict, blocking_first;
     double late;
+    char **cvars; /* --cvar NAME=VALUE, in order */
+    int ncvars;
 };
 
 static void usage(FILE *out)
@@ -734,6 +744,9 @@ static void usage(FILE *out)
             "                          rank's I-call took to return (before MPI_Wait)\n"
             "      --blocking-first    I-forms: each size runs once in the blocking form\n"
             "                          first (its own line; no rank late)\n"
+            "      --cvar NAME=VALUE   write the MPI control variable NAME (MPI_T: an integer,\n"
+            "                          or an enumeration item's name) on every rank, and run\n"
+            "                          on a duplicate of MPI_COMM_WORLD made after it\n"
             "      --predict-memory    print bytes_total=N bytes_max_rank=M, the buffer bytes\n"
             "                          of that call over --procs P ranks and on the largest\n"
             "                          rank, without running MPI\n"
@@ -798,7 +811,15 @@ static int parse_counts(const char *text, struct options *o)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    enum { OPT_INPLACE = 256, OPT_SPARSE, OPT_PREDICT, OPT_PROCS, OPT_LATE, OPT_BLOCKING_FIRST };
+    enum {
+        OPT_INPLACE = 256,
+        OPT_SPARSE,
+        OPT_PREDICT,
+        OPT_PROCS,
+        OPT_LATE,
+        OPT_BLOCKING_FIRST,
+        OPT_CVAR
+    };
     static const struct option longs[] = {
         {"routine", required_argument, NULL, 'c'},
         {"count", required_argument, NULL, 'n'},
@@ -814,6 +835,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"procs", required_argument, NULL, OPT_PROCS},
         {"late", required_argument, NULL, OPT_LATE},
         {"blocking-first", no_argument, NULL, OPT_BLOCKING_FIRST},
+        {"cvar", required_argument, NULL, OPT_CVAR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -866,6 +888,17 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'f': o->fatal = 1; break;
         case OPT_PREDICT: o->predict = 1; break;
         case OPT_BLOCKING_FIRST: o->blocking_first = 1; break;
+        case OPT_CVAR: {
+            char **more = realloc(o->cvars, (size_t)(o->ncvars + 1) * sizeof *more);
+            if (more == NULL || strchr(optarg, '=') == NULL || optarg[0] == '=') {
+                free(more == NULL ? o->cvars : more);
+                o->cvars = NULL;
+                return bad_usage("--cvar '%s' is not NAME=VALUE", optarg);
+            }
+            o->cvars = more;
+            o->cvars[o->ncvars++] = optarg;
+            break;
+        }
         case 'h': usage(stdout); return -1;
         case ':':
             if (strncmp(argv[optind - 1], "--", 2) == 0)
@@ -965,17 +998,90 @@ static int measure_size(struct bench *b, int iters)
     return status;
 }
 
+/* --cvar NAME=VALUE: the value as an integer, or by an item's name of the
+ * variable's enumeration. Returns 0, or -1 (said on rank 0). */
+static int cvar_value(int index, const char *name, const char *text, int *value, int rank)
+{
+    char *end;
+    long number = strtol(text, &end, 10);
+    if (end != text && *end == '\0' && number >= INT_MIN && number <= INT_MAX) {
+        *value = (int)number;
+        return 0;
+    }
+    char info_name[256];
+    int name_length = sizeof info_name, desc_length = 0, verbosity, bind, scope, items = 0;
+    MPI_Datatype type;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+    char enum_name[256];
+    int enum_name_length = sizeof enum_name;
+    if (MPI_T_cvar_get_info(index, info_name, &name_length, &verbosity, &type, &enumtype, NULL,
+                            &desc_length, &bind, &scope) == MPI_SUCCESS &&
+        enumtype != MPI_T_ENUM_NULL &&
+        MPI_T_enum_get_info(enumtype, &items, enum_name, &enum_name_length) == MPI_SUCCESS)
+        for (int i = 0; i < items; i++) {
+            char item[256];
+            int item_length = sizeof item;
+            if (MPI_T_enum_get_item(enumtype, i, value, item, &item_length) == MPI_SUCCESS &&
+                strcmp(item, text) == 0)
+                return 0;
+        }
+    if (rank == 0)
+        fprintf(stderr, PROGRAM ": --cvar %s=%s: not an integer, nor an item of its "
+                        "enumeration\n", name, text);
+    return -1;
+}
+
+/* --cvar: every rank writes each variable, then makes the collective's
+ * communicator (main's comment). Returns 0, or BENCH_USAGE (said). */
+static int write_cvars(struct bench *b, char **cvars, int ncvars)
+{
+    int provided;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+        if (b->rank == 0)
+            fprintf(stderr, PROGRAM ": --cvar: the MPI tool interface did not start\n");
+        return BENCH_USAGE;
+    }
+    for (int i = 0; i < ncvars; i++) {
+        char name[256];
+        const char *equals = strchr(cvars[i], '=');
+        snprintf(name, sizeof name, "%.*s", (int)(equals - cvars[i]), cvars[i]);
+        int index, value, count, read_back = 0;
+        MPI_T_cvar_handle handle;
+        if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
+            if (b->rank == 0)
+                fprintf(stderr, PROGRAM ": --cvar: this MPI has no control variable %s\n", name);
+            return BENCH_USAGE;
+        }
+        if (cvar_value(index, name, equals + 1, &value, b->rank) != 0)
+            return BENCH_USAGE;
+        if (MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS || count != 1 ||
+            MPI_T_cvar_write(handle, &value) != MPI_SUCCESS ||
+            MPI_T_cvar_read(handle, &read_back) != MPI_SUCCESS || read_back != value) {
+            if (b->rank == 0)
+                fprintf(stderr, PROGRAM ": --cvar: %s cannot be set to %d now\n", name, value);
+            return BENCH_USAGE;
+        }
+        MPI_T_cvar_handle_free(&handle);
+        if (b->rank == 0)
+            printf("# " PROGRAM ": cvar %s=%d\n", name, read_back);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &b->comm);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct options o = {0};
     int status = parse_options(argc, argv, &o);
     if (status != 0) {
         free(o.counts);
+        free(o.cvars);
         return status < 0 ? BENCH_PASS : status; /* < 0: --help */
     }
     if (o.predict) {
         status = predict(&o);
         free(o.counts);
+        free(o.cvars);
         return status;
     }
 
@@ -996,9 +1102,13 @@ int main(int argc, char **argv)
                                    : MPI_UINT64_T,
     };
 
+    for (int i = 0; i < o.ncvars; i++) /* Open MPI: before MPI_Init reads its parameters */
+        if (strncmp(o.cvars[i], "coll_tuned_", 11) == 0)
+            setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.procs);
+    b.comm = MPI_COMM_WORLD;
     b.mask = contribution_mask(b.size, b.procs);
     init_kernels();
     if (b.root >= b.procs) {
@@ -1006,11 +1116,20 @@ int main(int argc, char **argv)
             fprintf(stderr, PROGRAM ": bad --root %d: not a rank of %d\n", b.root, b.procs);
         MPI_Finalize();
         free(o.counts);
+        free(o.cvars);
         return BENCH_USAGE;
     }
     PMPI_Comm_dup(MPI_COMM_WORLD, &b.agree_comm);
+    if (o.ncvars > 0 && write_cvars(&b, o.cvars, o.ncvars) != 0) {
+        MPI_T_finalize();
+        MPI_Finalize();
+        free(o.counts);
+        free(o.cvars);
+        return BENCH_USAGE;
+    }
     if (!o.fatal) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(b.comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(b.agree_comm, MPI_ERRORS_RETURN);
     }
     if (b.rank == 0) {
@@ -1048,7 +1167,12 @@ int main(int argc, char **argv)
     free(b.displs);
     free(b.offsets);
     free(o.counts);
+    free(o.cvars);
     PMPI_Comm_free(&b.agree_comm);
+    if (o.ncvars > 0) {
+        MPI_Comm_free(&b.comm);
+        MPI_T_finalize(); /* before MPI_Finalize: Open MPI 4.1 crashes after it */
+    }
     MPI_Finalize();
     return status;
 }

@@ -50,7 +50,8 @@ Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --o
 
 Finds the largest count n_s at which the collective still works with P
 processes and elements of S bytes (1, 2, 4 or 8), classifies the failure past
-it (Class D, G or X), and writes the routine's sections and [platform] in the
+it (Class D, G or X), and writes the routine's sections, [platform] and the
+MPI's fingerprint ([cvars]: scaleguard-cvars in a one-rank job) in the
 bounds INI FILE (workaround = auto). Counts in the INI are the layer's n: for
 Reduce_scatter(_block) the sum of the counts, P times the bench's count.
 
@@ -825,7 +826,40 @@ inplace=0
 platform=(hostname="$(hostname -s)" measured="$(date -u -d "@$last_measured" +%Y-%m-%dT%H:%M:%SZ)"
   launcher="$launcher")
 [[ -z $library ]] || platform=(mpi_library="${library:0:150}" "${platform[@]}")
+
+# The platform's fingerprint (fingerprint/read.h): the control variables
+# that choose the collectives' algorithms, as a one-rank job of the same
+# launcher and environment as the bench's reads them; [cvars] and the rule
+# and digest in [platform] (none when the job fails: the layer then
+# compares the library only).
+cvars=()
+cvars_log="$state/logs/cvars-$$.log"
+cvars_job=("$launchers/launch-$launcher" --procs 1 --time-limit 120 --log "$cvars_log"
+  --job-name sg-cvars)
+for item in "${bench_envs[@]}"; do cvars_job+=(--env "$item"); done
+cvars_status=$("${cvars_job[@]}" -- "$here/scaleguard-cvars") || cvars_status="launcher failed"
+if [[ $cvars_status == status=completed* ]] && grep -q '^cvars_rule=' "$cvars_log"; then
+  # its lines, NAME=VALUE; the launcher's own ("launch-local: ...") are not
+  while IFS= read -r line; do
+    if [[ $line == cvars_rule=* ]]; then
+      platform+=("$line") rule=${line#cvars_rule=}
+    elif [[ $line == cvars_digest=* ]]; then
+      platform+=("$line")
+    elif [[ $line =~ ^[A-Za-z0-9_.-]+= ]]; then
+      cvars+=("$line")
+    fi
+  done < <(sed -n '/^cvars_rule=/,$p' "$cvars_log")
+  echo "probe: the MPI's fingerprint: ${#cvars[@]} control variables ($rule)"
+else
+  echo "probe: the MPI's control variables could not be read ($cvars_status; log: $cvars_log);" \
+    "no [cvars]"
+fi
 "$ini_tool" replace "$output" platform --entry "${platform[@]}"
+if ((${#cvars[@]})); then
+  "$ini_tool" replace "$output" cvars --entry "${cvars[@]}"
+else
+  "$ini_tool" replace "$output" cvars
+fi
 wall=$(awk -v a="$probe_started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 echo "probe: $jobs_run jobs run, $jobs_reused reused, ${job_seconds} s of jobs, $wall s in all;" \
   "wrote $output"

@@ -22,6 +22,22 @@ static void check_platform(const struct sg_platform *p)
         abort(); /* unterminated */
     if (p->launcher[0] && strcmp(p->launcher, "local") != 0 && strcmp(p->launcher, "slurm") != 0)
         abort();
+    if (p->cvars_digest[0] &&
+        (strlen(p->cvars_digest) != 16 || strspn(p->cvars_digest, "0123456789abcdef") != 16))
+        abort();
+}
+
+/* [cvars]: valid names, values that fit, none twice, in file order. */
+static void check_cvars(const struct sg_bounds *b)
+{
+    for (size_t i = 0; i < b->cvar_count; i++) {
+        const struct sg_cvar *c = &b->cvars[i];
+        if (!sg_cvar_name_valid(c->name) || strnlen(c->value, sizeof c->value) == sizeof c->value)
+            abort();
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(b->cvars[j].name, c->name) == 0 || b->cvars[j].line >= c->line)
+                abort();
+    }
 }
 
 /* "" (absent), or digits, then optionally '.' and 1 to 9 digits */
@@ -74,11 +90,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char error[256] = "";
     if (sg_bounds_load_text((const char *)data, size, "fuzz.ini", &bounds, ignore, NULL, error,
                             sizeof error) != 0) {
-        if (bounds.entries != NULL || bounds.count != 0 || error[0] == '\0')
+        if (bounds.entries != NULL || bounds.count != 0 || bounds.cvars != NULL ||
+            bounds.cvar_count != 0 || error[0] == '\0')
             abort(); /* a failure leaves the bounds empty and says why */
         return 0;
     }
     check_platform(&bounds.platform);
+    check_cvars(&bounds);
     for (size_t i = 0; i < bounds.count; i++) {
         const struct sg_bound_entry *e = &bounds.entries[i];
         check_entry(e);

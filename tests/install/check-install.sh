@@ -135,7 +135,7 @@ case $case in
     ;;
 
   layout)
-    for file in "$SG_TEST_BINDIR"/scaleguard-{bench,ini,probe} \
+    for file in "$SG_TEST_BINDIR"/scaleguard-{bench,ini,probe,cvars} \
       "$SG_TEST_LIBEXECDIR"/scaleguard/launch-{local,slurm} \
       "$SG_TEST_DATADIR/scaleguard/jobs/local-slurm.sh"; do
       check "$file is an executable" test -f "$prefix/$file" -a -x "$prefix/$file"

@@ -2,9 +2,11 @@
 # probe-case.sh STAGE_BIN NAME N_TRUE [KEY=VALUE...] -- PROBE_ARGUMENTS...
 #
 # Runs STAGE_BIN/scaleguard-probe from scratch with PROBE_ARGUMENTS, writing
-# NAME.ini and NAME.state in the current folder, then checks the section of
-# the probed collective: every KEY=VALUE is there, and the safe count is
-# within one step of the true bound, safe_count <= N_TRUE < safe_count + delta.
+# NAME.ini and NAME.state in the current folder, then checks that the INI
+# holds the MPI's control variables ([cvars], their digest matching) and the
+# section of the probed collective: every KEY=VALUE is there, and the safe
+# count is within one step of the true bound, safe_count <= N_TRUE <
+# safe_count + delta.
 # N_TRUE `-` skips that check. Exit 0 when all holds.
 set -euo pipefail
 
@@ -23,6 +25,13 @@ done
 
 rm -rf "$name.ini" "$name.state"
 "$bin/scaleguard-probe" --output "$name.ini" --state "$name.state" "$@" | tee "$name.out"
-"$bin/scaleguard-ini" check "$name.ini"
+# the MPI's fingerprint written too: [cvars], whose digest [platform] gives
+summary=$("$bin/scaleguard-ini" check "$name.ini" 2>"$name.check")
+cat "$name.check" >&2
+echo "$summary"
+if [[ ! $summary =~ ,\ [1-9][0-9]*\ control\ variables$ ]] || [[ -s $name.check ]]; then
+  echo "probe-case.sh: $name.ini lacks the MPI's control variables, or their digest" >&2
+  exit 1
+fi
 
 exec "$(dirname "$0")/check-section.sh" "$bin" "$name.ini" "$collective" "$n_true" "${expected[@]}"

@@ -114,9 +114,19 @@ static void test_example(void)
     CHECK_STR(b.platform.hostname, "node01");
     CHECK_STR(b.platform.measured, "2026-11-21T21:00:00Z");
     CHECK_STR(b.platform.launcher, "local");
-    CHECK(b.checks.collectives == 0 && b.checks.collectives_line == 27);
-    CHECK(b.checks.warn == 0 && b.checks.action_line == 28);
+    CHECK_STR(b.platform.cvars_rule, "MPI_T category COLLECTIVE, without *_verbose");
+    CHECK(b.checks.collectives == 0 && b.checks.collectives_line == 39);
+    CHECK(b.checks.warn == 0 && b.checks.action_line == 40);
     CHECK_U64(b.count, 5);
+    CHECK_U64(b.cvar_count, 2);
+    if (b.cvar_count == 2) {
+        CHECK_STR(b.cvars[0].name, "MPIR_CVAR_BCAST_INTRA_ALGORITHM");
+        CHECK_STR(b.cvars[0].value, "0");
+        CHECK_STR(b.cvars[1].value, "12288");
+        char digest[17];
+        snprintf(digest, sizeof digest, "%016" PRIx64, sg_cvars_digest(b.cvars, b.cvar_count));
+        CHECK_STR(b.platform.cvars_digest, digest);
+    }
 
     int classes[3] = {0};
     for (size_t i = 0; i < b.count; i++)
@@ -213,6 +223,8 @@ static void test_platform_files(void)
         CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
         CHECK_STR(b.platform.launcher, "local");
         CHECK_U64(b.count, 30); /* the full probe: 14 routines */
+        CHECK_U64(b.cvar_count, 228); /* MPI_T category COLLECTIVE */
+        CHECK(strlen(b.platform.cvars_digest) == 16);
         e = find_entry(&b, "MPI_Scatter", 1);
         CHECK(e != NULL && e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_SNP &&
               e->procs == 4 && e->bound == 4 * e->safe_count && !e->inplace);
@@ -251,6 +263,8 @@ static void test_platform_files(void)
         CHECK(strncmp(b.platform.mpi_library, "Open MPI v4.1.4", 15) == 0);
         CHECK_STR(b.platform.launcher, "local");
         CHECK_U64(b.count, 17); /* the full probe: 10 routines */
+        CHECK_U64(b.cvar_count, 193); /* ompi_coll and its subcategories */
+        CHECK(strlen(b.platform.cvars_digest) == 16);
         e = find_entry(&b, "MPI_Reduce_scatter", 1);
         CHECK(e != NULL);
         if (e) {
@@ -918,6 +932,79 @@ static void test_merge(void)
     unlink(path);
 }
 
+static void differences(const char *name, const char *was, const char *now, void *arg)
+{
+    char *out = arg;
+    size_t used = strlen(out);
+    snprintf(out + used, 256 - used, "%s:%s>%s ", name, was ? was : "-", now ? now : "-");
+}
+
+/* [cvars] (the platform fingerprint): read, rejected, its digest, compared,
+ * written. */
+static void test_cvars(void)
+{
+    struct sg_bounds b;
+    struct warnings w = {0};
+    char error[512] = "";
+    const char *good = "[platform]\ncvars_digest = a76f58e7840080f3\n[cvars]\nB = 2\nA = 1\n";
+    CHECK(load_string(good, &b, &w, error, sizeof error) == 0);
+    CHECK_U64(w.count, 0); /* FNV-1a 64 of "A=1\nB=2\n": the names' order, not the file's */
+    CHECK_U64(b.cvar_count, 2);
+    CHECK(b.cvar_count == 2 && b.cvars[1].line == 5);
+    sg_bounds_free(&b);
+
+    w.count = 0;
+    CHECK(load_string("[platform]\ncvars_digest = 0000000000000001\n[cvars]\nA = 1\n", &b, &w,
+                      error, sizeof error) == 0);
+    CHECK_U64(w.count, 1);
+    CHECK(w.count == 1 && message_is(w.messages[0], 2, "is not the digest of the 1 values"));
+    sg_bounds_free(&b);
+
+    static const struct {
+        const char *text;
+        unsigned line;
+        const char *what;
+    } bad[] = {
+        {"[cvars]\nA = 1\nA = 2\n", 3, "duplicate control variable 'A' in [cvars] (first at line 2)"},
+        {"[cvars]\nA B = 1\n", 2, "'A B' is not a control variable's name"},
+        {"[cvars]\nA = 123456789012345678901234567890123456789012345678901234567890123456789012345"
+         "678901234567890123456\n", 2, "the value of A is longer than 95 characters"},
+        {"[cvars]\n[cvars]\n", 2, "duplicate section [cvars] (first at line 1)"},
+        {"[platform]\ncvars_digest = 12\n", 2, "cvars_digest must be 16 hex digits"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(load_string(bad[i].text, &b, NULL, error, sizeof error) == -1);
+        CHECK(message_is(error, bad[i].line, bad[i].what));
+    }
+
+    struct sg_cvar was[] = {{"A", "1", 0}, {"C", "3", 0}, {"B", "2", 0}};
+    struct sg_cvar now[] = {{"D", "5", 0}, {"B", "2", 0}, {"C", "4", 0}};
+    struct sg_cvar again[] = {{"B", "2", 0}, {"A", "1", 0}, {"C", "3", 0}};
+    char listed[256] = "";
+    CHECK_U64(sg_cvars_compare(was, 3, now, 3, differences, listed), 3);
+    CHECK_STR(listed, "A:1>- C:3>4 D:->5 ");
+    listed[0] = '\0';
+    CHECK_U64(sg_cvars_compare(was, 3, again, 3, differences, listed), 0);
+    CHECK(sg_cvars_digest(was, 3) == sg_cvars_digest(again, 3));
+    CHECK(sg_cvars_digest(was, 3) != sg_cvars_digest(now, 3));
+    CHECK(sg_cvar_name_valid("coll_tuned_bcast_algorithm") && !sg_cvar_name_valid("") &&
+          !sg_cvar_name_valid("a=b"));
+
+    /* written: one [cvars] of any names; a second entry is refused */
+    char path[512];
+    path_in_temporary(path, sizeof path, "cvars.ini");
+    unlink(path);
+    const char *cvars[] = {"MPIR_CVAR_BCAST_INTRA_ALGORITHM=1", "coll = tuned,basic", NULL};
+    const char *const *one[] = {cvars}, *const *two[] = {cvars, cvars};
+    CHECK(sg_bounds_replace(path, "cvars", one, 1, error, sizeof error) == 0);
+    CHECK(sg_bounds_replace(path, "cvars", two, 2, error, sizeof error) == -1);
+    CHECK(strstr(error, "there is only one [cvars]") != NULL);
+    char *text = read_text(path);
+    CHECK_STR(text, "[cvars]\nMPIR_CVAR_BCAST_INTRA_ALGORITHM = 1\ncoll = tuned,basic\n");
+    free(text);
+    unlink(path);
+}
+
 int main(void)
 {
     const char *base = getenv("TMPDIR");
@@ -935,6 +1022,7 @@ int main(void)
     test_warnings();
     test_round_trip();
     test_merge();
+    test_cvars();
     /* Empty again: no temporary files were left behind. */
     CHECK(rmdir(temporary_dir) == 0);
     return check_exit();

@@ -1,0 +1,87 @@
+/* A collective's algorithms through MPI_T (algorithms.h). */
+#include "algorithms.h"
+
+#include <ctype.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The name without "MPI_", in upper or lower case. */
+static void routine_word(enum sg_routine routine, int upper, char *out, size_t size)
+{
+    const char *name = sg_routines[routine].name + 4;
+    size_t n = 0;
+    for (; name[n] && n + 1 < size; n++)
+        out[n] = (char)(upper ? toupper((unsigned char)name[n]) : tolower((unsigned char)name[n]));
+    out[n] = '\0';
+}
+
+static void add(struct sg_algorithms *out, int value, const char *name, size_t length)
+{
+    if (out->count == SG_ALGORITHMS_MAX)
+        return;
+    out->items[out->count].value = value;
+    snprintf(out->items[out->count].name, sizeof out->items[0].name, "%.*s", (int)length, name);
+    out->count++;
+}
+
+/* MPICH: the items of the description, "... auto - ... binomial - ..."; the
+ * generator joined its lines, so a name is the letters, digits and '_'
+ * just before " - ", after the end of the previous item's text (a name
+ * may run into that text's last word: it is only a label). */
+static void mpich_items(const char *description, struct sg_algorithms *out)
+{
+    int item = 0;
+    for (const char *dash = strstr(description, " - "); dash; dash = strstr(dash + 3, " - ")) {
+        const char *start = dash;
+        while (start > description && start[-1] == ' ')
+            start--;
+        const char *end = start;
+        while (start > description && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+            start--;
+        if (item > 0) /* 0: auto, the MPI's own choice */
+            add(out, item, start, (size_t)(end - start));
+        item++;
+    }
+}
+
+void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out)
+{
+    memset(out, 0, sizeof *out);
+    char word[32], name[96];
+    int index;
+    routine_word(routine, 1, word, sizeof word);
+    snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", word);
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
+        routine_word(routine, 0, word, sizeof word);
+        snprintf(name, sizeof name, "coll_%s_%s_algorithm",
+                 sg_is_nonblocking(routine) ? "libnbc" : "tuned", word);
+        if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+            return;
+    }
+    char info_name[256], description[8192];
+    int name_length = sizeof info_name, desc_length = sizeof description, verbosity, bind, scope;
+    MPI_Datatype type;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+    if (MPI_T_cvar_get_info(index, info_name, &name_length, &verbosity, &type, &enumtype,
+                            description, &desc_length, &bind, &scope) != MPI_SUCCESS)
+        return;
+    snprintf(out->cvar, sizeof out->cvar, "%s", name);
+    if (enumtype == MPI_T_ENUM_NULL) {
+        mpich_items(description, out);
+        return;
+    }
+    int items = 0;
+    char enum_name[256];
+    int enum_name_length = sizeof enum_name;
+    if (MPI_T_enum_get_info(enumtype, &items, enum_name, &enum_name_length) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < items; i++) {
+        char item[256];
+        int item_length = sizeof item, value;
+        if (MPI_T_enum_get_item(enumtype, i, &value, item, &item_length) == MPI_SUCCESS &&
+            value != 0)
+            add(out, value, item, strlen(item));
+    }
+}

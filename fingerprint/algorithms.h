@@ -1,0 +1,32 @@
+/* A collective's algorithms, as the running MPI offers them through the
+ * MPI tool interface (issue 21, W4): the control variable that chooses the
+ * routine's algorithm, by a rule per MPI, and its values other than the
+ * MPI's own choice:
+ *  - MPICH: MPIR_CVAR_<ROUTINE>_INTRA_ALGORITHM (MPIR_CVAR_BCAST_..., an
+ *    integer: 0 is auto); MPI_T gives no enumeration, so the values are the
+ *    items its description lists ("name - what"), 1 to items - 1, each
+ *    named by the word before its " - ";
+ *  - Open MPI: coll_tuned_<routine>_algorithm for the blocking routines,
+ *    coll_libnbc_<routine>_algorithm for the I-forms, whose enumeration
+ *    names the values (0, "ignore", is the MPI's own choice); a routine
+ *    without such a variable has no choice here.
+ * The tool interface must be started. */
+#ifndef SCALEGUARD_FINGERPRINT_ALGORITHMS_H
+#define SCALEGUARD_FINGERPRINT_ALGORITHMS_H
+
+#include "routines.h"
+
+#define SG_ALGORITHMS_MAX 32
+
+struct sg_algorithms {
+    char cvar[96]; /* "": the MPI offers no choice */
+    int count;
+    struct {
+        int value;
+        char name[64];
+    } items[SG_ALGORITHMS_MAX];
+};
+
+void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out);
+
+#endif
