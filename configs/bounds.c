@@ -208,12 +208,19 @@ static void entry_label(const struct sg_bound_entry *entry, char *buffer, size_t
         snprintf(buffer, size, "[%s]", sg_routines[entry->routine].name);
 }
 
-static void *grow(void *array, size_t *capacity, size_t element_size)
+/* `array` with room for one more than `count` elements (grown when full),
+ * or NULL after the loader's "out of memory" (`array` then stays valid). */
+static void *room_for_one(struct loader *ld, void *array, size_t count, size_t *capacity,
+                          size_t element_size)
 {
+    if (count < *capacity)
+        return array;
     size_t wanted = *capacity ? *capacity * 2 : 16;
     void *grown = realloc(array, wanted * element_size);
     if (grown)
         *capacity = wanted;
+    else
+        fail(ld, 0, "out of memory");
     return grown;
 }
 
@@ -279,16 +286,12 @@ static void close_section(struct loader *ld)
 {
     if (ld->kind == SECTION_ROUTINE) {
         validate_entry(ld);
-        if (ld->result.count == ld->capacity) {
-            struct sg_bound_entry *grown = grow(ld->result.entries, &ld->capacity, sizeof *grown);
-            if (!grown) {
-                fail(ld, 0, "out of memory");
-                ld->kind = SECTION_NONE;
-                return;
-            }
-            ld->result.entries = grown;
+        struct sg_bound_entry *entries = room_for_one(ld, ld->result.entries, ld->result.count,
+                                                      &ld->capacity, sizeof *entries);
+        if (entries) {
+            ld->result.entries = entries;
+            entries[ld->result.count++] = ld->entry;
         }
-        ld->result.entries[ld->result.count++] = ld->entry;
     }
     ld->kind = SECTION_NONE;
 }
@@ -366,14 +369,11 @@ static void open_section(struct loader *ld, const char *name, size_t length)
         }
     }
 
-    if (ld->header_count == ld->header_capacity) {
-        struct header *grown = grow(ld->headers, &ld->header_capacity, sizeof *grown);
-        if (!grown) {
-            fail(ld, 0, "out of memory");
-            return;
-        }
-        ld->headers = grown;
-    }
+    struct header *headers = room_for_one(ld, ld->headers, ld->header_count,
+                                          &ld->header_capacity, sizeof *headers);
+    if (!headers)
+        return;
+    ld->headers = headers;
     ld->headers[ld->header_count++] = (struct header){routine, ordinal, ld->line};
 
     ld->kind = SECTION_ROUTINE;
@@ -708,14 +708,11 @@ static void cvar_key(struct loader *ld, const char *key, const char *value)
                  key, b->cvars[i].line);
             return;
         }
-    if (b->cvar_count == ld->cvar_capacity) {
-        struct sg_cvar *grown = grow(b->cvars, &ld->cvar_capacity, sizeof *grown);
-        if (!grown) {
-            fail(ld, 0, "out of memory");
-            return;
-        }
-        b->cvars = grown;
-    }
+    struct sg_cvar *cvars = room_for_one(ld, b->cvars, b->cvar_count, &ld->cvar_capacity,
+                                         sizeof *cvars);
+    if (!cvars)
+        return;
+    b->cvars = cvars;
     struct sg_cvar *c = &b->cvars[b->cvar_count++];
     snprintf(c->name, sizeof c->name, "%s", key);
     snprintf(c->value, sizeof c->value, "%s", value);

@@ -49,15 +49,9 @@ static void choose(int c, char *chosen, int cvar_count, char *visited, int categ
         for (int i = 0; i < cvars; i++)
             if (indices[i] >= 0 && indices[i] < cvar_count)
                 chosen[indices[i]] = 1;
-    if (categories > 0 && MPI_T_category_get_categories(c, categories, indices) == MPI_SUCCESS) {
-        int *sub = malloc((size_t)categories * sizeof *sub);
-        if (sub != NULL) {
-            memcpy(sub, indices, (size_t)categories * sizeof *sub);
-            for (int i = 0; i < categories; i++)
-                choose(sub[i], chosen, cvar_count, visited, category_count);
-            free(sub);
-        }
-    }
+    if (categories > 0 && MPI_T_category_get_categories(c, categories, indices) == MPI_SUCCESS)
+        for (int i = 0; i < categories; i++) /* each call has its own `indices` */
+            choose(indices[i], chosen, cvar_count, visited, category_count);
     free(indices);
 }
 

@@ -52,19 +52,22 @@ static int deliver(struct decoder *d, char *text, size_t length)
     return -1;
 }
 
-static char *put_seconds(char *p, const struct decoder *d, uint64_t ticks)
+/* Nanoseconds as seconds with 9 decimals (a negative count as 0). */
+static char *put_ns(char *p, long double ns)
 {
-    long double ns = (long double)d->base_ns + ((long double)ticks - (long double)d->base_ticks) *
-                                                   d->rate;
     uint64_t whole = ns < 0 ? 0 : (uint64_t)(ns + 0.5L);
     return p + sprintf(p, "%" PRIu64 ".%09" PRIu64, whole / 1000000000u, whole % 1000000000u);
 }
 
+static char *put_seconds(char *p, const struct decoder *d, uint64_t ticks)
+{
+    return put_ns(p, (long double)d->base_ns +
+                         ((long double)ticks - (long double)d->base_ticks) * d->rate);
+}
+
 static char *put_duration(char *p, const struct decoder *d, uint64_t start, uint64_t end)
 {
-    long double ns = end > start ? (long double)(end - start) * d->rate : 0;
-    uint64_t whole = (uint64_t)(ns + 0.5L);
-    return p + sprintf(p, "%" PRIu64 ".%09" PRIu64, whole / 1000000000u, whole % 1000000000u);
+    return put_ns(p, end > start ? (long double)(end - start) * d->rate : 0);
 }
 
 static const char *name_of(const struct decoder *d, uint64_t id)
