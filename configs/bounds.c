@@ -57,11 +57,16 @@ enum entry_key {
     KEY_INPLACE,
     KEY_SAFE_SECONDS,
     KEY_FAIL_SECONDS,
+    KEY_AVOID_WITH,
+    KEY_AVOID_CHECKED,
+    KEY_AVOID_SECONDS,
+    KEY_WORKAROUND_SECONDS,
     KEY_COUNT
 };
 static const char *const entry_keys[KEY_COUNT] = {
     "class",      "trigger", "bound",      "type_size", "procs",        "safe_count",
     "delta",      "failure", "workaround", "inplace",   "safe_seconds", "fail_seconds",
+    "avoid_with", "avoid_checked", "avoid_seconds", "workaround_seconds",
 };
 
 enum platform_key {
@@ -224,6 +229,35 @@ static void *room_for_one(struct loader *ld, void *array, size_t count, size_t *
     return grown;
 }
 
+/* W4's keys: avoid_with on an entry with a bound, with what the tester
+ * checked it up to, which must lie past the bound's first failure. */
+static void validate_avoid(struct loader *ld, const char *label)
+{
+    const struct sg_bound_entry *e = &ld->entry;
+    const unsigned *seen = ld->key_line;
+    if (!seen[KEY_AVOID_WITH]) {
+        if (e->workaround == SG_WORKAROUND_W4)
+            fail(ld, seen[KEY_WORKAROUND], "section %s: workaround W4 needs avoid_with", label);
+        for (int k = KEY_AVOID_CHECKED; k <= KEY_WORKAROUND_SECONDS; k++)
+            if (seen[k])
+                fail(ld, seen[k], "section %s: %s needs avoid_with", label, entry_keys[k]);
+        return;
+    }
+    if (e->cls == SG_CLASS_D)
+        fail(ld, seen[KEY_AVOID_WITH], "section %s: class D takes no avoid_with (W4 needs a bound)",
+             label);
+    else if (!seen[KEY_AVOID_CHECKED])
+        fail(ld, e->line, "section %s: avoid_with needs avoid_checked (the largest n checked "
+                          "with it)", label);
+    else if (!seen[KEY_SAFE_COUNT] || !seen[KEY_TYPE_SIZE] || !seen[KEY_PROCS])
+        fail(ld, seen[KEY_AVOID_WITH], "section %s: avoid_with needs safe_count, type_size and "
+                                       "procs (where it was checked)", label);
+    else if (e->avoid_checked <= e->safe_count)
+        fail(ld, seen[KEY_AVOID_CHECKED],
+             "avoid_checked %" PRIu64 " is not past safe_count %" PRIu64, e->avoid_checked,
+             e->safe_count);
+}
+
 static void validate_entry(struct loader *ld)
 {
     struct sg_bound_entry *e = &ld->entry;
@@ -280,6 +314,7 @@ static void validate_entry(struct loader *ld)
                  e->safe_count, e->safe_count, e->bound);
         break;
     }
+    validate_avoid(ld, label);
 }
 
 static void close_section(struct loader *ld)
@@ -516,6 +551,57 @@ static int parse_seconds(struct loader *ld, const char *key, const char *value, 
     return 0;
 }
 
+/* avoid_with = NAME=VALUE [NAME=VALUE ...]: W4's control variables, each
+ * value a decimal integer (what the algorithm variables take), at most
+ * SG_AVOID_MAX, each name once. */
+static int parse_avoid(struct loader *ld, const char *value, struct sg_bound_entry *e)
+{
+    const char *expected = "(NAME=VALUE, up to 4 separated by blanks; VALUE an integer)";
+    const char *at = value;
+    for (;;) {
+        at += strspn(at, " \t");
+        if (*at == '\0')
+            break;
+        size_t length = strcspn(at, " \t"), name = strcspn(at, "=");
+        if (e->avoid_count == SG_AVOID_MAX) {
+            fail(ld, ld->line, "avoid_with sets more than %d control variables", SG_AVOID_MAX);
+            return -1;
+        }
+        struct sg_cvar *cvar = &e->avoid[e->avoid_count];
+        const char *number = at + name + 1;
+        size_t digits = length - name - 1, sign = *number == '-';
+        if (name >= length || name >= sizeof cvar->name || digits <= sign || digits > 10 ||
+            strspn(number + sign, "0123456789") != digits - sign) {
+            fail(ld, ld->line, "bad avoid_with item '%.*s' %s", (int)(length < 60 ? length : 60),
+                 at, expected);
+            return -1;
+        }
+        memcpy(cvar->name, at, name);
+        cvar->name[name] = '\0';
+        memcpy(cvar->value, number, digits);
+        cvar->value[digits] = '\0';
+        cvar->line = ld->line;
+        if (!sg_cvar_name_valid(cvar->name) ||
+            strtoll(cvar->value, NULL, 10) != (int)strtoll(cvar->value, NULL, 10)) {
+            fail(ld, ld->line, "bad avoid_with item '%.*s' %s", (int)(length < 60 ? length : 60),
+                 at, expected);
+            return -1;
+        }
+        for (unsigned i = 0; i < e->avoid_count; i++)
+            if (strcmp(e->avoid[i].name, cvar->name) == 0) {
+                fail(ld, ld->line, "avoid_with sets %s twice", cvar->name);
+                return -1;
+            }
+        e->avoid_count++;
+        at += length;
+    }
+    if (e->avoid_count == 0) {
+        fail(ld, ld->line, "avoid_with is empty %s", expected);
+        return -1;
+    }
+    return 0;
+}
+
 static void entry_key(struct loader *ld, const char *key, const char *value)
 {
     struct sg_bound_entry *e = &ld->entry;
@@ -566,7 +652,7 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
         index = name_index(workaround_names, WORKAROUND_COUNT, value);
         if (index < 0) {
             status = -1;
-            fail(ld, ld->line, "unknown workaround '%.40s' (auto, W1-A, W1-B, W2, W3 or none)",
+            fail(ld, ld->line, "unknown workaround '%.40s' (auto, W1-A, W1-B, W2, W3, W4 or none)",
                  value);
         } else {
             e->workaround = (enum sg_workaround)index;
@@ -588,6 +674,15 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
         break;
     case KEY_FAIL_SECONDS:
         status = parse_seconds(ld, key, value, e->fail_seconds, sizeof e->fail_seconds);
+        break;
+    case KEY_AVOID_WITH: status = parse_avoid(ld, value, e); break;
+    case KEY_AVOID_CHECKED: status = parse_number(ld, key, value, 1, &e->avoid_checked); break;
+    case KEY_AVOID_SECONDS:
+        status = parse_seconds(ld, key, value, e->avoid_seconds, sizeof e->avoid_seconds);
+        break;
+    case KEY_WORKAROUND_SECONDS:
+        status = parse_seconds(ld, key, value, e->workaround_seconds,
+                               sizeof e->workaround_seconds);
         break;
     case KEY_COUNT: break;
     }

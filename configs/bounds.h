@@ -27,7 +27,8 @@ enum sg_failure {
  * (`workaround = NAME`, besides auto and none), the layer's outcomes in its
  * summary and its plans follow from this list (protect/: layer.h, plan.h;
  * what runs each: the table `workarounds` in protect.c). */
-#define SG_WORKAROUND_LIST(X) X(W1A, "W1-A") X(W1B, "W1-B") X(W2, "W2") X(W3, "W3")
+#define SG_WORKAROUND_LIST(X) \
+    X(W1A, "W1-A") X(W1B, "W1-B") X(W2, "W2") X(W3, "W3") X(W4, "W4")
 
 enum sg_workaround {
     SG_WORKAROUND_AUTO,
@@ -39,6 +40,9 @@ enum sg_workaround {
 
 const char *sg_failure_name(enum sg_failure failure);       /* "crash", ..., "unknown" */
 const char *sg_workaround_name(enum sg_workaround workaround); /* "auto", "W1-A", ... */
+
+/* Control variables one avoid_with may set. */
+#define SG_AVOID_MAX 4
 
 /* One [MPI_Name] or [MPI_Name#k] section. Optional numbers are 0 when absent. */
 struct sg_bound_entry {
@@ -57,6 +61,16 @@ struct sg_bound_entry {
     int inplace;             /* 1: measured on the MPI_IN_PLACE form (example.ini) */
     char safe_seconds[32];   /* one call at safe_count, as written; "" when absent */
     char fail_seconds[32];   /* one call at safe_count + delta, as written; "" when absent */
+    /* W4 (G and X): control variables that choose another algorithm of the
+     * MPI's, with which the tester checked every byte of the call from
+     * safe_count + delta up to avoid_checked (n, as safe_count), one call at
+     * safe_count + delta taking avoid_seconds; workaround_seconds is what
+     * the layer's other workarounds took there ("" when not measured). */
+    struct sg_cvar avoid[SG_AVOID_MAX];
+    unsigned avoid_count;
+    uint64_t avoid_checked;
+    char avoid_seconds[32];
+    char workaround_seconds[32];
 };
 
 struct sg_platform {

@@ -85,3 +85,22 @@ void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out)
             add(out, value, item, strlen(item));
     }
 }
+
+int sg_cvar_per_call(const char *name, const char *value, char *environment,
+                     size_t environment_size, char *needed, size_t needed_size)
+{
+    static const char tuned[] = "coll_tuned_", dynamic[] = "coll_tuned_use_dynamic_rules";
+    snprintf(needed, needed_size, "%s", "");
+    if (strncmp(name, "MPIR_CVAR_", 10) == 0 || strncmp(name, "coll_libnbc_", 12) == 0)
+        return 1;
+    if (strncmp(name, tuned, sizeof tuned - 1) == 0) {
+        snprintf(needed, needed_size, "%s", dynamic);
+        snprintf(environment, environment_size, "OMPI_MCA_%s=1 OMPI_MCA_%s=%s", dynamic, name,
+                 value);
+    } else if (strncmp(name, "coll_", 5) == 0) {
+        snprintf(environment, environment_size, "OMPI_MCA_%s=%s", name, value);
+    } else {
+        snprintf(environment, environment_size, "%s=%s", name, value);
+    }
+    return 0;
+}

@@ -29,4 +29,19 @@ struct sg_algorithms {
 
 void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out);
 
+/* When the MPI reads an algorithm variable `name`, and so whether W4 may
+ * write it around one call, by a rule per MPI:
+ *  - MPICH (MPIR_CVAR_*): at every call (MPIR_<Coll>_impl switches on it);
+ *    a non-blocking call builds its schedule when it starts;
+ *  - Open MPI coll_libnbc_*: at every call of the I-form;
+ *  - Open MPI coll_tuned_*: when a communicator is made, and only where
+ *    coll_tuned_use_dynamic_rules was set at startup;
+ *  - any other: not known, so not written during a call.
+ * Returns 1 where a write takes effect on the next call. Else 0, with
+ * `environment` the setting of `value` for the whole job ("VAR=VALUE ...",
+ * what mpiexec's environment must hold) and `needed` the boolean variable
+ * that must hold 1 for it to count ("" where none). */
+int sg_cvar_per_call(const char *name, const char *value, char *environment,
+                     size_t environment_size, char *needed, size_t needed_size);
+
 #endif

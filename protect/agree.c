@@ -22,6 +22,7 @@
 
 #include "compare.h"
 #include "layer.h"
+#include "w4.h"
 
 int sg_init_seen;
 
@@ -108,6 +109,8 @@ static void compare_platform(const char *path, const struct sg_bounds *bounds)
                                   "bounds of %s were measured on: %s", path, message);
 }
 
+static void tell_warning(const char *message) { sg_log(SG_LOG_WARN, NULL, "%s", message); }
+
 /* After PMPI_Init: load, agree, apply. An error in the agreement itself
  * leaves Class D protection only, on this rank; it is MPI's own failure,
  * and MPI reports it on the others too. */
@@ -128,29 +131,34 @@ static void agree(void)
     uint64_t watchdog = (uint64_t)(layer->watchdog_loaded.seconds * 1000) << 1 |
                         (uint64_t)layer->watchdog_loaded.action;
     uint64_t trace = (uint64_t)layer->trace_loaded.on;
+    uint64_t w4 = sg_w4_start(&layer->bounds); /* which entries' W4 can run here */
     uint64_t digest = layer->fingerprint ^ (checks + 1) * UINT64_C(0x9e3779b97f4a7c15) ^
                       (watchdog + 1) * UINT64_C(0xc2b2ae3d27d4eb4f) ^
-                      (trace + 1) * UINT64_C(0x165667b19e3779f9);
-    uint64_t mine[2] = {digest, ~digest}, extremes[8];
+                      (trace + 1) * UINT64_C(0x165667b19e3779f9) ^
+                      (w4 + 1) * UINT64_C(0x27d4eb2f165667c5);
+    uint64_t mine[2] = {digest, ~digest}, extremes[10];
     if (PMPI_Allreduce(mine, extremes, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         return;
     int agreed = extremes[0] == ~extremes[1]; /* max == min */
     unsigned settings_agreed = agreed ? SG_AGREED_CHECKS | SG_AGREED_WATCHDOG | SG_AGREED_TRACE
                                       : 0;
+    int w4_agreed = agreed;
     if (!agreed) {
-        uint64_t apart[8] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks,
-                             watchdog, ~watchdog, trace, ~trace};
-        if (PMPI_Allreduce(apart, extremes, 8, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+        uint64_t apart[10] = {layer->fingerprint, ~layer->fingerprint, checks, ~checks,
+                              watchdog, ~watchdog, trace, ~trace, w4, ~w4};
+        if (PMPI_Allreduce(apart, extremes, 10, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
             MPI_SUCCESS)
             return;
         agreed = extremes[0] == ~extremes[1];
         settings_agreed = (extremes[2] == ~extremes[3] ? SG_AGREED_CHECKS : 0) |
                           (extremes[4] == ~extremes[5] ? SG_AGREED_WATCHDOG : 0) |
                           (extremes[6] == ~extremes[7] ? SG_AGREED_TRACE : 0);
+        w4_agreed = extremes[8] == ~extremes[9];
     }
     sg_layer_apply(agreed, settings_agreed);
     if (agreed && rank == 0 && layer->path != NULL)
         compare_platform(layer->path, &layer->bounds);
+    sg_w4_settle(w4_agreed, agreed && rank == 0, layer->path, tell_warning);
     if (layer->checks.collectives)
         sg_check_prepare_world(&layer->checks.options);
     sg_observe_start(layer->watchdog.seconds, layer->watchdog.action,

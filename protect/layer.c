@@ -5,6 +5,7 @@
 #include "layer.h"
 #include "pending.h"
 #include "scratch.h"
+#include "w4.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -74,6 +75,13 @@ static uint64_t fingerprint(const struct sg_rule_set *set)
             SG_MIX(e->procs);
             SG_MIX(e->workaround);
             SG_MIX(e->inplace);
+            SG_MIX(e->avoid_checked);
+            for (unsigned k = 0; k < e->avoid_count; k++)
+                for (const char *c = e->avoid[k].name; *c; c++)
+                    SG_MIX(*c);
+            for (unsigned k = 0; k < e->avoid_count; k++)
+                SG_MIX(atoi(e->avoid[k].value));
+            SG_MIX(strtod(e->avoid_seconds, NULL) < strtod(e->workaround_seconds, NULL));
         }
     }
 #undef SG_MIX
@@ -343,7 +351,7 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
 /* Rank 0's summary: at info every routine it called, at warn (where each
  * reason for leaving a call alone is reported only once) the routines with
  * calls left as they are, and how many. */
-/* "W1-A/W1-B/W2/W3": the summary's columns between plain and left-alone. */
+/* "W1-A/W1-B/W2/W3/W4": the summary's columns between plain and left-alone. */
 #define SG_WORKAROUND_COLUMN(id, name) "/" name
 static const char *const workaround_columns = &(SG_WORKAROUND_LIST(SG_WORKAROUND_COLUMN))[1];
 #undef SG_WORKAROUND_COLUMN
@@ -361,6 +369,7 @@ SG_EXPORT int MPI_Finalize(void)
 {
     sg_observe_finalizing(); /* the watchdog's state; the trace's end, before MPI_T's */
     sg_fingerprint_stop();   /* MPI_T, after the trace's use of it */
+    sg_w4_stop();
     sg_pending_finish_all(); /* requests the caller freed before they completed */
     if (layer.checks.collectives)
         sg_check_finish_all(); /* what is still open, on every communicator */

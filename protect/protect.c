@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "layer.h"
 #include "pending.h"
@@ -36,6 +37,7 @@
 #include "tuning.h"
 #include "w1a.h"
 #include "w3.h"
+#include "w4.h"
 #include "workarounds.h"
 
 /* ---- Calls left as they are --------------------------------------------- */
@@ -531,13 +533,16 @@ struct choice {
 /* A workaround as the handler chooses and runs it. The table below lists
  * them in `auto`'s order of preference: W3, then W2 (one call each), then
  * W1-B (rounds), then W1-A (groups: its communicators cost a creation on
- * first use); a row without `applies` is never chosen here (W1-B point to
+ * first use), then W4 (another algorithm: the tester checked it up to a
+ * size only), except that a row whose `first` says so for the call comes
+ * before all; a row without `applies` is never chosen here (W1-B point to
  * point: decide() takes it past a bound of Gatherv/Scatterv/Alltoallv).
  *   name        what the INI calls it (`workaround = NAME`); the outcome in
  *               the summary is the same one (layer.h)
  *   kind        the plan it runs
  *   local       it changes this rank's own description only (W2, W3), so a
  *               rank whose own facts meet no trigger makes the plain call
+ *   first       NULL, or whether `auto` takes it before the others here
  *   applies     whether it can guarantee the result of this call
  *   plan        what every rank runs
  *   unavailable says why not where an entry names it (NULL: the plain words)
@@ -548,12 +553,14 @@ struct workaround_op {
     enum sg_workaround name;
     enum plan_kind kind;
     int local;
+    int (*first)(const struct choice *ch);
     int (*applies)(const struct choice *ch);
     struct plan (*plan)(const struct choice *ch);
     void (*unavailable)(const struct choice *ch);
     int (*run)(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
                const struct decision *dc);
-    void (*how)(char *how, size_t size, const struct sg_call *c, const struct decision *dc);
+    void (*how)(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                const struct decision *dc);
 };
 
 /* W3: Class D alone, where this MPI has the large-count function; not
@@ -594,8 +601,10 @@ static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struc
     return sg_w3(runner, c, &dc->d);
 }
 
-static void how_w3(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+static void how_w3(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
 {
+    (void)f;
     (void)dc;
     snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
 }
@@ -619,8 +628,10 @@ static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struc
     return sg_w2(runner, c, &dc->d, own(f->v.max_count, &f->sh));
 }
 
-static void how_w2(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+static void how_w2(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
 {
+    (void)f;
     (void)c;
     (void)dc;
     snprintf(how, size, "W2");
@@ -647,8 +658,10 @@ static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const stru
                   dc->windows);
 }
 
-static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
 {
+    (void)f;
     (void)c;
     const struct sg_windows *w = dc->windows;
     if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
@@ -675,9 +688,10 @@ static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
     return err;
 }
 
-static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c,
-                        const struct decision *dc)
+static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
 {
+    (void)f;
     (void)c;
     snprintf(how, size, "W1-B (blocks over %" PRId64 " point to point)", dc->plan.chunk);
 }
@@ -755,18 +769,73 @@ static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const stru
     return sg_w1a(runner, c, &dc->d, (int)dc->plan.chunk, dc->windows);
 }
 
-static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct decision *dc)
+static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
 {
+    (void)f;
     (void)c;
     snprintf(how, size, "W1-A (groups of %d)", (int)dc->plan.chunk);
 }
 
+/* W4: the entry that triggered names another algorithm of the MPI's, and
+ * the call lies where the tester checked it (w4.h); only where every rank
+ * sees the whole call, so that all set the variables alike. `auto` takes
+ * it first where the tester measured it faster than the other workarounds
+ * (avoid_seconds < workaround_seconds), else when no other applies. */
+static int w4_applies(const struct choice *ch)
+{
+    return sg_routines[ch->c->routine].knows == SG_KNOWS_ALL &&
+           sg_w4_applies(ch->v->entry, ch->sh);
+}
+
+static int w4_measured_faster(const struct choice *ch)
+{
+    const struct sg_bound_entry *e = ch->v->entry;
+    return e != NULL && e->avoid_seconds[0] != '\0' && e->workaround_seconds[0] != '\0' &&
+           strtod(e->avoid_seconds, NULL) < strtod(e->workaround_seconds, NULL);
+}
+
+static void w4_unavailable(const struct choice *ch)
+{
+    const struct sg_bound_entry *e = ch->v->entry;
+    const char *why = e == NULL || e->avoid_count == 0 ? "the entry has no avoid_with"
+                      : sg_routines[ch->c->routine].knows != SG_KNOWS_ALL
+                          ? "its ranks do not all see the whole call"
+                      : ch->sh->procs != e->procs ? "it was checked at another P"
+                                                  : "the call lies past what was checked, "
+                                                    "or its variables cannot be set (said at "
+                                                    "MPI_Init)";
+    sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
+           "%s: workaround W4 cannot apply to this call (n=%" PRIu64 ", s=%" PRIu64
+           ", P=%d: %s); using auto",
+           sg_routines[ch->c->routine].name, ch->sh->n, ch->sh->s, (int)ch->sh->procs, why);
+}
+
+static int run_w4(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
+{
+    (void)dc;
+    return sg_w4(runner, c, f->v.entry);
+}
+
+static void how_w4(char *how, size_t size, const struct sg_call *c, const struct findings *f,
+                  const struct decision *dc)
+{
+    (void)c;
+    (void)dc;
+    snprintf(how, size, "W4 (%s)", sg_w4_settings(f->v.entry));
+}
+
 static const struct workaround_op workarounds[] = {
-    {SG_WORKAROUND_W3, PLAN_W3, 1, w3_applies, one_call_plan, w3_unavailable, run_w3, how_w3},
-    {SG_WORKAROUND_W2, PLAN_W2, 1, w2_applies, one_call_plan, NULL, run_w2, how_w2},
-    {SG_WORKAROUND_W1B, PLAN_W1B, 0, w1b_applies, w1b_plan, NULL, run_w1b, how_w1b},
-    {SG_WORKAROUND_W1A, PLAN_W1A, 0, w1a_applies, w1a_plan, w1a_unavailable, run_w1a, how_w1a},
-    {SG_WORKAROUND_W1B, PLAN_W1B_P2P, 0, NULL, NULL, NULL, run_w1b_p2p, how_w1b_p2p},
+    {SG_WORKAROUND_W3, PLAN_W3, 1, NULL, w3_applies, one_call_plan, w3_unavailable, run_w3,
+     how_w3},
+    {SG_WORKAROUND_W2, PLAN_W2, 1, NULL, w2_applies, one_call_plan, NULL, run_w2, how_w2},
+    {SG_WORKAROUND_W1B, PLAN_W1B, 0, NULL, w1b_applies, w1b_plan, NULL, run_w1b, how_w1b},
+    {SG_WORKAROUND_W1A, PLAN_W1A, 0, NULL, w1a_applies, w1a_plan, w1a_unavailable, run_w1a,
+     how_w1a},
+    {SG_WORKAROUND_W4, PLAN_W4, 0, w4_measured_faster, w4_applies, one_call_plan,
+     w4_unavailable, run_w4, how_w4},
+    {SG_WORKAROUND_W1B, PLAN_W1B_P2P, 0, NULL, NULL, NULL, NULL, run_w1b_p2p, how_w1b_p2p},
 };
 #define WORKAROUNDS (sizeof workarounds / sizeof *workarounds)
 
@@ -817,9 +886,12 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                    "%s: workaround %s cannot apply to this call; using auto",
                    sg_routines[c->routine].name, sg_workaround_name(want));
     }
-    for (size_t i = 0; i < WORKAROUNDS; i++)
-        if (workarounds[i].applies != NULL && workarounds[i].applies(&ch))
-            return plan_of(&workarounds[i], &ch);
+    for (int pass = 0; pass < 2; pass++) /* those measured faster first, then in order */
+        for (size_t i = 0; i < WORKAROUNDS; i++)
+            if (workarounds[i].applies != NULL &&
+                (pass == 1 || (workarounds[i].first != NULL && workarounds[i].first(&ch))) &&
+                workarounds[i].applies(&ch))
+                return plan_of(&workarounds[i], &ch);
     *why = !ch.exact                 ? LEFT_SPLIT_RISK
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
@@ -1122,11 +1194,13 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     int err = w->run(&runner, c, f, dc);
     if (err == -1) { /* the workaround refused before communicating */
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
-               "%s: %s cannot cut this rank's layout%s, so this rank makes the call as it is "
+               "%s: %s %s, so this rank makes the call as it is "
                "(reported once; counted at MPI_Finalize)",
                sg_routines[c->routine].name, sg_workaround_name(w->name),
-               w->name == SG_WORKAROUND_W2 ? " (one element of its datatype is over the bound)"
-                                           : "");
+               w->name == SG_WORKAROUND_W4   ? "could not set its control variables"
+               : w->name == SG_WORKAROUND_W2 ? "cannot cut this rank's layout (one element of its "
+                                               "datatype is over the bound)"
+                                             : "cannot cut this rank's layout");
         sg_observe_left_alone(left_reason_words[LEFT_REFUSED]);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
@@ -1151,8 +1225,8 @@ static void report(const struct sg_call *c, const struct findings *f, const stru
     const struct sg_shape *sh = &f->sh;
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
         sg_layer()->log_level >= SG_LOG_INFO && sh->is_root && (c->root >= 0 || sh->rank == 0)) {
-        char how[64];
-        workaround_of((enum plan_kind)dc->plan.kind)->how(how, sizeof how, c, dc);
+        char how[256];
+        workaround_of((enum plan_kind)dc->plan.kind)->how(how, sizeof how, c, f, dc);
         sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
                sg_routines[c->routine].name,
                f->v.cls >= 0 ? sg_class_name((enum sg_class)f->v.cls) : "-", sh->n, sh->s,

@@ -257,7 +257,7 @@ check_log() {
 
 # check_triggers LOG: --triggers-over. The program's line "sg_diffcoll: rank
 # 0 calls with n > N: MPI_Bcast=K ..." against the layer's summary lines
-# "scaleguard:   MPI_Bcast CALLS D/G/X PLAIN/W1-A/W1-B/W2/W3/LEFT". A rank
+# "scaleguard:   MPI_Bcast CALLS D/G/X PLAIN/W1-A/W1-B/W2/W3/W4/LEFT". A rank
 # that follows another's decision (the root's plan of Gatherv/Scatterv, an
 # Alltoallv row elsewhere) may handle more calls than it saw trigger.
 check_triggers() {
@@ -269,7 +269,7 @@ check_triggers() {
     fi
     for word in $counts; do
         routine=${word%%=*} expected=${word#*=}
-        local line d g x w1a w1b w2 w3 left
+        local line d g x w1a w1b w2 w3 w4 left
         line=$(grep -E "^scaleguard:   $routine +[0-9]+ " "$log" || true)
         if [[ -z $line ]]; then
             ((expected == 0)) && continue
@@ -278,15 +278,15 @@ check_triggers() {
             status=1
             continue
         fi
-        IFS=' /' read -r _ _ _ d g x _ w1a w1b w2 w3 left <<<"$line"
+        IFS=' /' read -r _ _ _ d g x _ w1a w1b w2 w3 w4 left <<<"$line"
         seen=$((seen + 1))
         if ((g != expected)); then
             echo "differential: FAILED: $routine: the layer met its bound on $g calls," \
                 "the program counts $expected with n > $over" >&2
             status=1
-        elif ((w1a + w1b + w2 + w3 + left < d + g + x)); then
+        elif ((w1a + w1b + w2 + w3 + w4 + left < d + g + x)); then
             echo "differential: FAILED: $routine: $((d + g + x)) calls triggered, only" \
-                "$((w1a + w1b + w2 + w3 + left)) were handled" >&2
+                "$((w1a + w1b + w2 + w3 + w4 + left)) were handled" >&2
             status=1
         fi
     done

@@ -52,11 +52,17 @@ struct fault_config {
     size_t x_count;
     enum fault_kind kind;
     int log;
+    /* SCALEGUARD_FAULT_UNLESS=NAME=VALUE: a call made while the MPI's
+     * control variable NAME holds VALUE does not fail (one algorithm of
+     * the MPI's is free of the bug: what W4 takes) */
+    char unless_name[96];
+    int unless_value;
+    MPI_T_cvar_handle unless_handle;
     atomic_uint_least64_t calls, checked, faults;
 };
 
 static struct fault_config config;
-static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT, unless_once = PTHREAD_ONCE_INIT;
 
 /* ---- Configuration ------------------------------------------------------ */
 
@@ -165,6 +171,19 @@ static void config_load(void)
         config.kind = (enum fault_kind)k;
     }
 
+    const char *unless = getenv("SCALEGUARD_FAULT_UNLESS");
+    if (unless != NULL && unless[0] != '\0') {
+        const char *equals = strchr(unless, '=');
+        char *end = NULL;
+        if (equals == NULL || equals == unless || (size_t)(equals - unless) >= sizeof config.unless_name)
+            bad_config("SCALEGUARD_FAULT_UNLESS", unless, "expected NAME=VALUE (an integer)");
+        long value = strtol(equals + 1, &end, 10);
+        if (end == equals + 1 || *end != '\0' || value != (int)value)
+            bad_config("SCALEGUARD_FAULT_UNLESS", unless, "expected NAME=VALUE (an integer)");
+        memcpy(config.unless_name, unless, (size_t)(equals - unless));
+        config.unless_value = (int)value;
+    }
+
     const char *x = getenv("SCALEGUARD_FAULT_X");
     if (x != NULL)
         parse_x_points(x);
@@ -235,6 +254,30 @@ static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *
     case FALLBACK_NONE: break;
     }
     return VERDICT_SKIP;
+}
+
+/* The variable of SCALEGUARD_FAULT_UNLESS, through MPI_T (after MPI_Init;
+ * never stopped: the process ends with it). */
+static void find_unless(void)
+{
+    int provided, index, count;
+    const char *variable = "SCALEGUARD_FAULT_UNLESS";
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        bad_config(variable, config.unless_name, "the MPI tool interface did not start");
+    if (MPI_T_cvar_get_index(config.unless_name, &index) != MPI_SUCCESS ||
+        MPI_T_cvar_handle_alloc(index, NULL, &config.unless_handle, &count) != MPI_SUCCESS ||
+        count != 1)
+        bad_config(variable, config.unless_name, "not a control variable of this MPI");
+}
+
+static int spared(void)
+{
+    if (config.unless_name[0] == '\0')
+        return 0;
+    pthread_once(&unless_once, find_unless);
+    int value = 0;
+    return MPI_T_cvar_read(config.unless_handle, &value) == MPI_SUCCESS &&
+           value == config.unless_value;
 }
 
 /* ---- The faults ---------------------------------------------------------- */
@@ -406,6 +449,13 @@ static int fault_handle(const struct sg_call *c)
     if (verdict == VERDICT_PASS) {
         if (config.log)
             report(c, &shape, why, "pass");
+        return sg_call_invoke(&config.next, c);
+    }
+    if (spared()) {
+        char outcome[160];
+        snprintf(outcome, sizeof outcome, "spared (%s=%d)", config.unless_name,
+                 config.unless_value);
+        report(c, &shape, why, outcome);
         return sg_call_invoke(&config.next, c);
     }
     atomic_fetch_add(&config.faults, 1);

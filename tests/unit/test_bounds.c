@@ -458,7 +458,7 @@ static const struct bad_case bad_cases[] = {
     {G_HEAD "bound = 5\nprocs = 0\n", 5, "procs must be > 0"},
     {G_HEAD "bound = 5\nfailure = segfault\n", 5, "unknown failure 'segfault'"},
     {G_HEAD "bound = 5\nfailure = unknown\n", 5, "unknown failure"},
-    {G_HEAD "bound = 5\nworkaround = W4\n", 5, "unknown workaround 'W4'"},
+    {G_HEAD "bound = 5\nworkaround = W5\n", 5, "unknown workaround 'W5'"},
     {G_HEAD "bound = 5\nfailure = slower\n", 5, "wrong-data or slow)"},
     {G_HEAD "bound = 5\ninplace = maybe\n", 5, "inplace must be yes or no, not 'maybe'"},
     {G_HEAD "bound = 5\ninplace = Yes\n", 5, "inplace must be yes or no"},
@@ -526,6 +526,26 @@ static const struct bad_case bad_cases[] = {
      4, "safe_count 11 already exceeds the bound"},
     {"[MPI_Gather]\nclass = X\nbound = 100\ntype_size = 1\nprocs = 2\nsafe_count = 101\n", 6,
      "safe_count 101 already exceeds the bound"},
+    /* W4's keys */
+#define W4_HEAD G_HEAD "bound = 100\ntype_size = 1\nprocs = 2\nsafe_count = 50\n"
+    {W4_HEAD "avoid_with = A=1\navoid_checked = 60\nworkaround = W5\n", 10,
+     "unknown workaround 'W5' (auto, W1-A, W1-B, W2, W3, W4 or none)"},
+    {W4_HEAD "workaround = W4\n", 8, "workaround W4 needs avoid_with"},
+    {W4_HEAD "avoid_checked = 60\n", 8, "avoid_checked needs avoid_with"},
+    {W4_HEAD "avoid_with = A=1\n", 1, "avoid_with needs avoid_checked"},
+    {W4_HEAD "avoid_with = A=1\navoid_checked = 50\n", 9, "avoid_checked 50 is not past"},
+    {W4_HEAD "avoid_with = A\n", 8, "bad avoid_with item 'A'"},
+    {W4_HEAD "avoid_with = A=x\n", 8, "bad avoid_with item 'A=x'"},
+    {W4_HEAD "avoid_with = A=99999999999\n", 8, "bad avoid_with item"},
+    {W4_HEAD "avoid_with = A/B=1\n", 8, "bad avoid_with item 'A/B=1'"},
+    {W4_HEAD "avoid_with = A=1 A=2\n", 8, "avoid_with sets A twice"},
+    {W4_HEAD "avoid_with = A=1 B=1 C=1 D=1 E=1\n", 8, "more than 4 control variables"},
+    {W4_HEAD "avoid_with =\n", 8, "avoid_with is empty"},
+    {"[MPI_Gatherv]\nclass = D\navoid_with = A=1\navoid_checked = 9\n", 3,
+     "class D takes no avoid_with"},
+    {G_HEAD "bound = 100\navoid_with = A=1\navoid_checked = 9\n", 5,
+     "avoid_with needs safe_count, type_size and procs"},
+#undef W4_HEAD
     /* line structure */
     {"[platform]\nhostname = "
      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -634,8 +654,8 @@ static void test_warnings(void)
 /* ---- sg_bounds_replace ---------------------------------------------------- */
 
 struct key_list {
-    char storage[12][64];
-    const char *keys[13];
+    char storage[16][128];
+    const char *keys[17];
     size_t count;
 };
 
@@ -670,23 +690,37 @@ static void format_entry(const struct sg_bound_entry *e, struct key_list *list)
         add_key(list, "safe_seconds=%s", e->safe_seconds);
     if (e->fail_seconds[0])
         add_key(list, " fail_seconds = %s ", e->fail_seconds);
+    if (e->avoid_count == 0)
+        return;
+    char avoid[256] = "";
+    for (unsigned k = 0; k < e->avoid_count; k++)
+        snprintf(avoid + strlen(avoid), sizeof avoid - strlen(avoid), "%s%s=%s", k ? "  " : "",
+                 e->avoid[k].name, e->avoid[k].value);
+    add_key(list, "avoid_with = %s", avoid);
+    add_key(list, "avoid_checked=%" PRIu64, e->avoid_checked);
+    add_key(list, "avoid_seconds=%s", e->avoid_seconds);
+    add_key(list, "workaround_seconds=%s", e->workaround_seconds);
 }
 
 static void test_round_trip(void)
 {
     static const struct sg_bound_entry written[] = {
         {SG_MPI_Iallgatherv, 1, 0, SG_CLASS_G, SG_TRIGGER_NP, 3000000000u, 8, 16, 187500000,
-         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A, 0, "", ""},
+         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
         {SG_MPI_Iallgatherv, 2, 0, SG_CLASS_X, SG_TRIGGER_N, 5952, 1, 48, 124, 8,
-         SG_FAILURE_HANG, SG_WORKAROUND_W1B, 0, "", ""},
+         SG_FAILURE_HANG, SG_WORKAROUND_W1B, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
         {SG_MPI_Iallgatherv, 3, 0, SG_CLASS_D, SG_TRIGGER_SNP, 0, 4, 1024, 1, 2,
-         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3, 0, "", ""},
+         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
         {SG_MPI_Iallgatherv, 4, 0, SG_CLASS_G, SG_TRIGGER_SN, UINT64_MAX, 1, 1, UINT64_MAX, 0,
-         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2, 0, "", ""},
+         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
         {SG_MPI_Iallgatherv, 5, 0, SG_CLASS_G, SG_TRIGGER_SNP, 1073741824, 1, 4, 268435456,
-         16777216, SG_FAILURE_SLOW, SG_WORKAROUND_AUTO, 1, "0.0123", "12.000000001"},
+         16777216, SG_FAILURE_SLOW, SG_WORKAROUND_AUTO, 1, "0.0123", "12.000000001", {{"", "", 0}}, 0, 0, "", ""},
         {SG_MPI_Iallgatherv, 6, 0, SG_CLASS_X, SG_TRIGGER_N, 77, 2, 3, 70, 7, SG_FAILURE_SLOW,
-         SG_WORKAROUND_W1B, 0, "", "3"},
+         SG_WORKAROUND_W1B, 0, "", "3", {{"", "", 0}}, 0, 0, "", ""},
+        {SG_MPI_Iallgatherv, 7, 0, SG_CLASS_G, SG_TRIGGER_N, 99, 4, 2, 99, 1, SG_FAILURE_CRASH,
+         SG_WORKAROUND_W4, 0, "", "",
+         {{"coll_libnbc_iallgather_algorithm", "2", 0}, {"MPIR_CVAR_X", "-1", 0}}, 2, 400,
+         "1.5", "2.25"},
     };
     enum { COUNT = sizeof written / sizeof written[0] };
     struct key_list lists[COUNT];
@@ -734,6 +768,14 @@ static void test_round_trip(void)
         CHECK(r->inplace == w->inplace);
         CHECK_STR(r->safe_seconds, w->safe_seconds);
         CHECK_STR(r->fail_seconds, w->fail_seconds);
+        CHECK_U64(r->avoid_count, w->avoid_count);
+        for (unsigned a = 0; a < w->avoid_count && a < r->avoid_count; a++) {
+            CHECK_STR(r->avoid[a].name, w->avoid[a].name);
+            CHECK_STR(r->avoid[a].value, w->avoid[a].value);
+        }
+        CHECK_U64(r->avoid_checked, w->avoid_checked);
+        CHECK_STR(r->avoid_seconds, w->avoid_seconds);
+        CHECK_STR(r->workaround_seconds, w->workaround_seconds);
     }
     sg_bounds_free(&b);
 
