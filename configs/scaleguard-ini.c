@@ -125,6 +125,14 @@ static int dump(const char *path)
             printf("\tsafe_seconds=%s", e->safe_seconds);
         if (e->fail_seconds[0])
             printf("\tfail_seconds=%s", e->fail_seconds);
+        for (unsigned k = 0; k < e->avoid_count; k++)
+            printf("%s%s=%s", k ? " " : "\tavoid_with=", e->avoid[k].name, e->avoid[k].value);
+        if (e->avoid_count > 0)
+            printf("\tavoid_checked=%" PRIu64, e->avoid_checked);
+        if (e->avoid_seconds[0])
+            printf("\tavoid_seconds=%s", e->avoid_seconds);
+        if (e->workaround_seconds[0])
+            printf("\tworkaround_seconds=%s", e->workaround_seconds);
         putchar('\n');
     }
     sg_bounds_free(&bounds);

@@ -47,6 +47,7 @@ Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --o
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
                         [--refine bisect|linear] [--state DIR]
                         [--bench-preload LIB]... [--bench-env NAME=VALUE]...
+                        [--no-w4] [--layer LIB]
 
 Finds the largest count n_s at which the collective still works with P
 processes and elements of S bytes (1, 2, 4 or 8), classifies the failure past
@@ -78,6 +79,15 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       the same arguments reuses every finished job
   --bench-preload LIB added to LD_PRELOAD of every rank of every job
   --bench-env N=V     set in the environment of every rank of every job
+  --no-w4             do not try the MPI's other algorithms on a failing routine
+                      (by default each Class G or X failure is tried with each
+                      value of the routine's algorithm variable at its first
+                      failing size; the fastest that passes is checked at
+                      doubling sizes and written as avoid_with, avoid_checked,
+                      avoid_seconds; README "Another algorithm: W4")
+  --layer LIB         libscaleguard.so, to measure the layer's own workaround at
+                      that size too (workaround_seconds; default: the one
+                      installed beside this tool, if any)
 
 Exit status: 0 done, 1 a routine could not be measured or a job could not be
 started, 2 usage error.
@@ -97,13 +107,17 @@ launchers=$prefix/libexec/scaleguard
 
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
 max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
-preloads=() bench_envs=()
+preloads=() bench_envs=() w4=1 layer=''
+for layer in "$prefix"/lib/libscaleguard.so "$prefix"/lib/*/libscaleguard.so ''; do
+  [[ -z $layer || -f $layer ]] && break
+done
 
 while (($#)); do
   option=$1
   case $option in
     --help | -h) usage; exit 0 ;;
     --inplace) forms_list=inplace; shift; continue ;;
+    --no-w4) w4=0; shift; continue ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
   value=$2
@@ -123,6 +137,7 @@ while (($#)); do
     --refine) refine=$value ;;
     --state) state=$value ;;
     --bench-preload) preloads+=("$value") ;;
+    --layer) layer=$value ;;
     --bench-env)
       [[ $value == [A-Za-z_]*=* ]] || die_usage "--bench-env '$value' is not NAME=VALUE"
       bench_envs+=("$value") ;;
@@ -160,6 +175,7 @@ if [[ -z $memory_limit ]]; then
   memory_limit=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 * 0.8 }' /proc/meminfo)
 fi
 is_count "$memory_limit" || die_usage "--memory-limit must be a positive number of bytes"
+[[ -z $layer || -f $layer ]] || die_usage "--layer $layer: no such file"
 for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
@@ -213,6 +229,9 @@ jobs_run=0 jobs_reused=0 job_seconds=0 library=
 # `measured`, so a run resumed from a finished journal writes the same file.
 last_measured=0
 inplace=0 # the form of the search under way
+# A W4 trial's job (try_algorithms): more bench arguments, in its journal key,
+# and a tag that keeps its outcomes apart from the MPI's own choice's.
+bench_extra=() tag=''
 
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
@@ -259,6 +278,7 @@ run_job() {
   ((sparse)) && key+=" sparse=1"
   ((iters > 1)) && key+=" iters=$iters"
   key+=" counts=$list launcher=$launcher preload=${preloads[*]} env=${bench_envs[*]}"
+  ((${#bench_extra[@]} == 0)) || key+=" bench=${bench_extra[*]}"
   local shown="${counts[0]}"
   ((${#counts[@]} == 1)) || shown+="..${counts[-1]} (${#counts[@]} sizes)"
   ((sparse)) && shown+=" (sparse data)"
@@ -276,6 +296,7 @@ run_job() {
     ((inplace)) && bench_args+=(--inplace)
     ((sparse)) && bench_args+=(--sparse)
     ((iters > 1)) && bench_args+=(-i "$iters")
+    bench_args+=("${bench_extra[@]}")
     local started=$EPOCHSECONDS retried=''
     printf 'probe: %s%s P=%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" "$s" "$shown" "$limit"
     launch "$limit" "$log" "${bench_args[@]}"
@@ -349,7 +370,7 @@ run_job() {
     fi
   done
   job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" -v c="$first" 'BEGIN { print a + b + c }')
-  local where=$inplace:$p:$s
+  local where=$inplace:$p:$s$tag
   # A job of several sizes that reached its limit says nothing of the size
   # it was running: the limit was for all of them (search runs it alone).
   # (Journals of before say "hang" there.)
@@ -372,8 +393,8 @@ run_job() {
       fastest=?*)
         IFS=, read -ra fields <<<"${extra#fastest=}"
         for pair in "${fields[@]}"; do fastest_of[$where:${pair%%:*}]=${pair#*:}; done ;;
-      peaks=?*)
-        ((sparse)) || learn_memory "${extra#peaks=}" ;;
+      peaks=?*) # (a W4 trial's job, tagged, runs another algorithm or the layer)
+        ((sparse)) || [[ -n $tag ]] || learn_memory "${extra#peaks=}" ;;
     esac
   done
 }
@@ -766,11 +787,116 @@ search() {
     echo "probe: $routine: verification (s, 2P) $at_double_procs, (2s, P) $at_double_size" \
       "(n_s/2, (n_s+delta)/2, n_s, n_s+delta: p passed, f failed, - not run)"
   fi
+  avoid=()
+  [[ ${classified[0]} == class=D ]] || try_algorithms $((safe / scale)) $((fail / scale)) "$scale"
+  found+=("${avoid[@]}")
   entries+=("${classified[*]} ${found[*]}")
   echo "probe: $routine: ${classified[*]} ${found[*]}"
   echo "probe: $routine: bound in $search_jobs jobs ($search_seconds s of jobs, $refine)," \
     "classified in $((jobs_run + jobs_reused - jobs_at_start - search_jobs)) more"
   search_done "${classified[*]} failure=$failure"
+}
+
+# algorithms_of ROUTINE: the variable that chooses its algorithm and its
+# values ("cvar=NAME", then "VALUE LABEL" lines; "cvar=none" where the MPI
+# offers no choice), from a one-rank scaleguard-cvars job like the bench's.
+declare -A algorithms_listed=()
+algorithms_of() {
+  if [[ -z ${algorithms_listed[$1]:-} ]]; then
+    local log="$state/logs/algorithms-$1-$$.log" status
+    local job=("$launchers/launch-$launcher" --procs 1 --time-limit 120 --log "$log"
+      --job-name sg-algorithms)
+    for item in "${bench_envs[@]}"; do job+=(--env "$item"); done
+    status=$("${job[@]}" -- "$here/scaleguard-cvars" --algorithms "$1") || status=failed
+    if [[ $status == status=completed* ]] && grep -q '^cvar=' "$log"; then
+      algorithms_listed[$1]=$(sed -n '/^cvar=/,$p' "$log" | grep -E '^(cvar=|[0-9]+ )')
+    else
+      echo "probe: $1: the MPI's algorithms could not be listed ($status; log: $log)" >&2
+      algorithms_listed[$1]=cvar=none
+    fi
+  fi
+  echo "${algorithms_listed[$1]}"
+}
+
+# trial_slow N SECONDS: under mode slow (a performance cliff), whether a
+# trial's call of N took more than SLOW_FACTOR times the time per byte of
+# the MPI's own choice at the safe size (try_algorithms's `safe`).
+trial_slow() {
+  [[ $mode == slow && -n $2 ]] || return 1
+  local reference=${seconds_of[$inplace:$p:$s:$safe]:-}
+  [[ -n $reference ]] || return 1
+  awk -v t="$2" -v n="$1" -v tr="$reference" -v nr="$safe" -v f=$SLOW_FACTOR \
+    -v floor=$SLOW_MIN_SECONDS 'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }'
+}
+
+# try_algorithms SAFE FAIL SCALE: W4's trial of the search under way (its
+# locals: classified, found, limit, cap, mode, by bash's dynamic scope), at the
+# bench's counts SAFE (passed) and FAIL (the first that failed). Each value
+# of the routine's algorithm variable at FAIL, every byte checked (MPICH
+# with MPIR_CVAR_COLLECTIVE_FALLBACK=0: an algorithm that does not apply
+# errs instead of running the default); the fastest that passes is run
+# again at doubling sizes, one job each, up to the first failure, the
+# memory limit or --max-count; and with the layer (--layer) at FAIL under
+# the entry as found, the layer's own choice. Sets `avoid` to the INI keys.
+try_algorithms() {
+  local safe=$1 fail=$2 scale=$3 cvar item value label best='' best_seconds=''
+  avoid=()
+  ((w4)) || return 0
+  local listing
+  mapfile -t listing < <(algorithms_of "$routine")
+  cvar=${listing[0]#cvar=}
+  if [[ $cvar == none ]]; then
+    echo "probe: $routine: W4: the MPI offers no choice of algorithm here"
+    return 0
+  fi
+  local fallback=()
+  [[ $cvar != MPIR_CVAR_* ]] || fallback=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
+  for item in "${listing[@]:1}"; do
+    value=${item%% *} label=${item#* }
+    local bench_extra=("${fallback[@]}" --cvar "$cvar=$value") tag="#$cvar=$value"
+    run_job "$limit" 0 1 "$fail"
+    local got=${outcome[$inplace:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace:$p:$s$tag:$fail]:-}
+    ! trial_slow "$fail" "$secs" || got=slow
+    echo "probe: $routine: W4 trial $cvar=$value ($label) at n=$fail: $got${secs:+ in $secs s}"
+    [[ $got == pass && -n $secs ]] || continue
+    if [[ -z $best ]] || awk -v a="$secs" -v b="$best_seconds" 'BEGIN { exit !(a < b) }'; then
+      best=$value best_seconds=$secs
+    fi
+  done
+  if [[ -z $best ]]; then
+    echo "probe: $routine: W4: no algorithm passes at n=$fail"
+    return 0
+  fi
+  local bench_extra=(--cvar "$cvar=$best") tag="#$cvar=$best" checked=$fail n=$((2 * fail))
+  local job_limit
+  job_limit=$(next_limit "$(awk -v t="$best_seconds" 'BEGIN { print 2 * t }')")
+  while ((n <= cap)) && fits "$p" "$s" "$n"; do
+    run_job "$job_limit" 0 1 "$n"
+    [[ ${outcome[$inplace:$p:$s$tag:$n]:-} == pass ]] || break
+    ! trial_slow "$n" "${seconds_of[$inplace:$p:$s$tag:$n]}" || break
+    checked=$n
+    job_limit=$(next_limit "$(awk -v t="${seconds_of[$inplace:$p:$s$tag:$n]}" 'BEGIN { print 2 * t }')")
+    n=$((2 * n))
+  done
+  avoid=(avoid_with="$cvar=$best" avoid_checked=$((scale * checked)) avoid_seconds="$best_seconds")
+  echo "probe: $routine: W4: $cvar=$best passes from n=$fail to n=$checked"
+  if [[ -z $layer ]]; then
+    echo "probe: $routine: W4: no libscaleguard.so (--layer): its other workarounds not measured"
+    return 0
+  fi
+  local config="$state/w4-$routine-$p-$inplace.ini"
+  rm -f "$config"
+  "$ini_tool" replace "$config" "$routine" --entry "${classified[@]}" "${found[@]}" >/dev/null
+  local preloads=("$layer" "${preloads[@]}") bench_envs=("${bench_envs[@]}" "SCALEGUARD_CONFIG=$config")
+  bench_extra=() tag="#layer"
+  run_job "$limit" 0 1 "$fail"
+  local secs=${seconds_of[$inplace:$p:$s$tag:$fail]:-}
+  if [[ ${outcome[$inplace:$p:$s$tag:$fail]:-} == pass && -n $secs ]]; then
+    avoid+=(workaround_seconds="$secs")
+    echo "probe: $routine: W4: the layer's own workaround at n=$fail: $secs s"
+  else
+    echo "probe: $routine: W4: the layer's own workaround at n=$fail did not pass"
+  fi
 }
 
 # write_routine: the routine's entries replace its sections in the INI (a
