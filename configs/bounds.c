@@ -551,18 +551,20 @@ static int parse_seconds(struct loader *ld, const char *key, const char *value, 
     return 0;
 }
 
-/* avoid_with = NAME=VALUE [NAME=VALUE ...]: W4's control variables, each
+/* avoid_with = NAME=VALUE [NAME=VALUE ...] (blanks or commas between):
+ * W4's control variables, each
  * value a decimal integer (what the algorithm variables take), at most
  * SG_AVOID_MAX, each name once. */
 static int parse_avoid(struct loader *ld, const char *value, struct sg_bound_entry *e)
 {
-    const char *expected = "(NAME=VALUE, up to 4 separated by blanks; VALUE an integer)";
+    const char *expected = "(NAME=VALUE, up to 4 separated by blanks or commas; VALUE an "
+                           "integer)";
     const char *at = value;
     for (;;) {
-        at += strspn(at, " \t");
+        at += strspn(at, " \t,");
         if (*at == '\0')
             break;
-        size_t length = strcspn(at, " \t"), name = strcspn(at, "=");
+        size_t length = strcspn(at, " \t,"), name = strcspn(at, "=");
         if (e->avoid_count == SG_AVOID_MAX) {
             fail(ld, ld->line, "avoid_with sets more than %d control variables", SG_AVOID_MAX);
             return -1;

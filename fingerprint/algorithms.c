@@ -26,6 +26,21 @@ static void add(struct sg_algorithms *out, int value, const char *name, size_t l
     out->count++;
 }
 
+/* MPICH: "nb - Force nonblocking algorithm": the value runs the routine's
+ * I-form, whose own algorithm variable then chooses. The last item added
+ * gets it when its text, [text, end), says so. */
+static void mark_nonblocking(struct sg_algorithms *out, const char *text, const char *end)
+{
+    static const char word[] = "nonblocking";
+    if (text == NULL || out->count == 0)
+        return;
+    for (const char *at = text; at + sizeof word - 1 <= end; at++)
+        if (strncmp(at, word, sizeof word - 1) == 0) {
+            out->items[out->count - 1].runs_nonblocking = 1;
+            return;
+        }
+}
+
 /* MPICH: the items of the description, "... auto - ... binomial - ..."; the
  * generator joined its lines, so a name is the letters, digits and '_'
  * just before " - ", after the end of the previous item's text (a name
@@ -33,6 +48,7 @@ static void add(struct sg_algorithms *out, int value, const char *name, size_t l
 static void mpich_items(const char *description, struct sg_algorithms *out)
 {
     int item = 0;
+    const char *text = NULL; /* the previous item's text, after its " - " */
     for (const char *dash = strstr(description, " - "); dash; dash = strstr(dash + 3, " - ")) {
         const char *start = dash;
         while (start > description && start[-1] == ' ')
@@ -40,10 +56,13 @@ static void mpich_items(const char *description, struct sg_algorithms *out)
         const char *end = start;
         while (start > description && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
             start--;
+        mark_nonblocking(out, text, start);
         if (item > 0) /* 0: auto, the MPI's own choice */
             add(out, item, start, (size_t)(end - start));
+        text = dash + 3;
         item++;
     }
+    mark_nonblocking(out, text, text ? text + strlen(text) : NULL);
 }
 
 void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out)

@@ -39,7 +39,10 @@ static int algorithms(const char *routine)
     sg_algorithms_of((enum sg_routine)r, &a);
     printf("cvar=%s\n", a.cvar[0] ? a.cvar : "none");
     for (int i = 0; i < a.count; i++)
-        printf("%d %s\n", a.items[i].value, a.items[i].name);
+        printf("%d %s%s%s\n", a.items[i].value, a.items[i].name,
+               a.items[i].runs_nonblocking ? " runs " : "",
+               a.items[i].runs_nonblocking ? sg_routines[sg_in_form_of((enum sg_routine)r, SG_MPI_Ibcast)].name
+                                           : "");
     MPI_T_finalize();
     return 0;
 }

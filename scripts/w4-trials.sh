@@ -5,7 +5,8 @@
 # changes), the bench at the first size that failed, every byte checked,
 # once with the MPI's own choice (the failure, again) and once with each
 # algorithm the routine's control variable offers (scaleguard-cvars
-# --algorithms; MPICH with MPIR_CVAR_COLLECTIVE_FALLBACK=0, so that an
+# --algorithms; one that runs the I-form, MPICH's nb, also with each of the
+# I-form's; MPICH with MPIR_CVAR_COLLECTIVE_FALLBACK=0, so that an
 # algorithm that does not apply fails instead of running the default).
 # Writes results/w4-algorithms-MPI.md: per problem, each algorithm's outcome
 # and seconds per call. A problem's jobs take minutes (gigabytes at P = 3 or
@@ -122,12 +123,24 @@ while IFS=$'\t' read -r section class _ _ type_size procs safe delta _ _ inplace
   [[ $cvar != none ]] || { echo "| (no algorithm variable) | | | |" >>"$out"; continue; }
   fallback=()
   [[ $cvar == MPIR_CVAR_* ]] && fallback=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
+  # each value; one that runs the I-form (MPICH's nb) also with each of its
+  settings=() names=()
   for item in "${algorithms[@]:1}"; do
     value=${item%% *} name=${item#* }
+    settings+=("$cvar=$value") names+=("$name")
+    [[ $name == *" runs MPI_I"* ]] || continue
+    mapfile -t inner < <("$bin/scaleguard-cvars" --algorithms "${name##* runs }")
+    for each in "${inner[@]:1}"; do
+      settings+=("$cvar=$value ${inner[0]#cvar=}=${each%% *}") names+=("${name%% *} + ${each#* }")
+    done
+  done
+  for k in "${!settings[@]}"; do
+    cvars=()
+    for pair in ${settings[$k]}; do cvars+=(--cvar "$pair"); done
     read -r result seconds said < <(run "$procs" "$count" "$in_place" "$routine" \
-      "${fallback[@]}" --cvar "$cvar=$value")
-    echo "| $cvar=$value ($name) | $result | $seconds | $said |" >>"$out"
-    echo "w4-trials:   $cvar=$value ($name): $result $seconds" >&2
+      "${fallback[@]}" "${cvars[@]}")
+    echo "| ${settings[$k]} (${names[$k]}) | $result | $seconds | $said |" >>"$out"
+    echo "w4-trials:   ${settings[$k]} (${names[$k]}): $result $seconds" >&2
   done
 done < <("$bin/scaleguard-ini" dump "$ini" | grep "^MPI_")
 echo "w4-trials: wrote $out" >&2

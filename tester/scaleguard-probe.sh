@@ -832,7 +832,8 @@ trial_slow() {
 # try_algorithms SAFE FAIL SCALE: W4's trial of the search under way (its
 # locals: classified, found, limit, cap, mode, by bash's dynamic scope), at the
 # bench's counts SAFE (passed) and FAIL (the first that failed). Each value
-# of the routine's algorithm variable at FAIL, every byte checked (MPICH
+# of the routine's algorithm variable at FAIL (one that runs the I-form,
+# MPICH's nb, also with each of the I-form's), every byte checked (MPICH
 # with MPIR_CVAR_COLLECTIVE_FALLBACK=0: an algorithm that does not apply
 # errs instead of running the default); the fastest that passes is run
 # again at doubling sizes, one job each, up to the first failure, the
@@ -851,23 +852,41 @@ try_algorithms() {
   fi
   local fallback=()
   [[ $cvar != MPIR_CVAR_* ]] || fallback=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
+  # the settings to try, NAME=VALUE[,NAME=VALUE]: each value, and where one
+  # runs the I-form (MPICH's nb), it with each of the I-form's algorithms
+  local settings=() labels=() inner icvar
   for item in "${listing[@]:1}"; do
     value=${item%% *} label=${item#* }
-    local bench_extra=("${fallback[@]}" --cvar "$cvar=$value") tag="#$cvar=$value"
+    settings+=("$cvar=$value") labels+=("$label")
+    [[ $label == *" runs MPI_I"* ]] || continue
+    mapfile -t inner < <(algorithms_of "${label##* runs }")
+    icvar=${inner[0]#cvar=}
+    [[ $icvar != none ]] || continue
+    local each
+    for each in "${inner[@]:1}"; do
+      settings+=("$cvar=$value,$icvar=${each%% *}") labels+=("${label%% *} + ${each#* }")
+    done
+  done
+  local k setting pair
+  for k in "${!settings[@]}"; do
+    setting=${settings[$k]}
+    local bench_extra=("${fallback[@]}") tag="#$setting"
+    for pair in ${setting//,/ }; do bench_extra+=(--cvar "$pair"); done
     run_job "$limit" 0 1 "$fail"
     local got=${outcome[$inplace:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace:$p:$s$tag:$fail]:-}
     ! trial_slow "$fail" "$secs" || got=slow
-    echo "probe: $routine: W4 trial $cvar=$value ($label) at n=$fail: $got${secs:+ in $secs s}"
+    echo "probe: $routine: W4 trial $setting (${labels[$k]}) at n=$fail: $got${secs:+ in $secs s}"
     [[ $got == pass && -n $secs ]] || continue
     if [[ -z $best ]] || awk -v a="$secs" -v b="$best_seconds" 'BEGIN { exit !(a < b) }'; then
-      best=$value best_seconds=$secs
+      best=$setting best_seconds=$secs
     fi
   done
   if [[ -z $best ]]; then
     echo "probe: $routine: W4: no algorithm passes at n=$fail"
     return 0
   fi
-  local bench_extra=(--cvar "$cvar=$best") tag="#$cvar=$best" checked=$fail n=$((2 * fail))
+  local bench_extra=() tag="#$best" checked=$fail n=$((2 * fail))
+  for pair in ${best//,/ }; do bench_extra+=(--cvar "$pair"); done
   local job_limit
   job_limit=$(next_limit "$(awk -v t="$best_seconds" 'BEGIN { print 2 * t }')")
   while ((n <= cap)) && fits "$p" "$s" "$n"; do
@@ -878,8 +897,8 @@ try_algorithms() {
     job_limit=$(next_limit "$(awk -v t="${seconds_of[$inplace:$p:$s$tag:$n]}" 'BEGIN { print 2 * t }')")
     n=$((2 * n))
   done
-  avoid=(avoid_with="$cvar=$best" avoid_checked=$((scale * checked)) avoid_seconds="$best_seconds")
-  echo "probe: $routine: W4: $cvar=$best passes from n=$fail to n=$checked"
+  avoid=(avoid_with="$best" avoid_checked=$((scale * checked)) avoid_seconds="$best_seconds")
+  echo "probe: $routine: W4: $best passes from n=$fail to n=$checked"
   if [[ -z $layer ]]; then
     echo "probe: $routine: W4: no libscaleguard.so (--layer): its other workarounds not measured"
     return 0

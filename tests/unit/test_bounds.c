@@ -694,7 +694,7 @@ static void format_entry(const struct sg_bound_entry *e, struct key_list *list)
         return;
     char avoid[256] = "";
     for (unsigned k = 0; k < e->avoid_count; k++)
-        snprintf(avoid + strlen(avoid), sizeof avoid - strlen(avoid), "%s%s=%s", k ? "  " : "",
+        snprintf(avoid + strlen(avoid), sizeof avoid - strlen(avoid), "%s%s=%s", k ? " ," : "",
                  e->avoid[k].name, e->avoid[k].value);
     add_key(list, "avoid_with = %s", avoid);
     add_key(list, "avoid_checked=%" PRIu64, e->avoid_checked);
