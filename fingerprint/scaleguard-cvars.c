@@ -38,11 +38,12 @@ static int algorithms(const char *routine)
     struct sg_algorithms a;
     sg_algorithms_of((enum sg_routine)r, &a);
     printf("cvar=%s\n", a.cvar[0] ? a.cvar : "none");
+    /* the I-form that MPICH's "nb" runs, by its own algorithm */
+    const char *nonblocking = sg_routines[sg_in_form_of((enum sg_routine)r, SG_MPI_Ibcast)].name;
     for (int i = 0; i < a.count; i++)
         printf("%d %s%s%s\n", a.items[i].value, a.items[i].name,
                a.items[i].runs_nonblocking ? " runs " : "",
-               a.items[i].runs_nonblocking ? sg_routines[sg_in_form_of((enum sg_routine)r, SG_MPI_Ibcast)].name
-                                           : "");
+               a.items[i].runs_nonblocking ? nonblocking : "");
     MPI_T_finalize();
     return 0;
 }

@@ -156,7 +156,9 @@ void sg_w4_settle(int agreed, int tells, const char *path, void (*tell)(const ch
         char message[2048];
         if (!agreed && a->ready) {
             a->ready = 0;
-            snprintf(a->why, sizeof a->why, "the ranks do not all find its variables settable (their environments differ)");
+            snprintf(a->why, sizeof a->why,
+                     "the ranks do not all find its variables settable (their environments "
+                     "differ)");
         }
         if (a->ready || !tells)
             continue;

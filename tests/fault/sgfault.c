@@ -175,7 +175,8 @@ static void config_load(void)
     if (unless != NULL && unless[0] != '\0') {
         const char *equals = strchr(unless, '=');
         char *end = NULL;
-        if (equals == NULL || equals == unless || (size_t)(equals - unless) >= sizeof config.unless_name)
+        if (equals == NULL || equals == unless ||
+            (size_t)(equals - unless) >= sizeof config.unless_name)
             bad_config("SCALEGUARD_FAULT_UNLESS", unless, "expected NAME=VALUE (an integer)");
         long value = strtol(equals + 1, &end, 10);
         if (end == equals + 1 || *end != '\0' || value != (int)value)
