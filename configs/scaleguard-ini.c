@@ -126,7 +126,7 @@ static int dump(const char *path)
         if (e->fail_seconds[0])
             printf("\tfail_seconds=%s", e->fail_seconds);
         for (unsigned k = 0; k < e->avoid_count; k++)
-            printf("%s%s=%s", k ? " " : "\tavoid_with=", e->avoid[k].name, e->avoid[k].value);
+            printf("%s%s=%s", k ? "," : "\tavoid_with=", e->avoid[k].name, e->avoid[k].value);
         if (e->avoid_count > 0)
             printf("\tavoid_checked=%" PRIu64, e->avoid_checked);
         if (e->avoid_seconds[0])
