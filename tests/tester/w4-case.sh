@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# w4-case.sh STAGE_BIN LAYER VARIABLE=VALUE -- PROBE_ARGUMENTS...
+# w4-case.sh STAGE_BIN LAYER VARIABLE=VALUE [NAME=VALUE...] -- PROBE_ARGUMENTS...
 #
 # W4 from the tester to the layer. The probe (PROBE_ARGUMENTS: one routine at
 # P = 2 under the fault preload, which spares the calls made while the MPI's
@@ -8,10 +8,18 @@
 # (avoid_checked at least twice safe_count + delta), with avoid_seconds and
 # the layer's own workaround timed (workaround_seconds, --layer LAYER). Then
 # the bench under LAYER with that INI, at safe_count + delta: W4 where the
-# INI says it was faster (auto), else W1-B, every byte checked.
+# INI says it was faster (auto), else W1-B, every byte checked; the
+# NAME=VALUE after it go into that job's environment (where the MPI reads
+# the variable only at startup, what the layer tells to set).
 set -euo pipefail
 bin=$1 layer=$2 setting=$3
-shift 4
+shift 3
+layer_env=()
+while (($#)) && [[ $1 != -- ]]; do
+  layer_env+=(--env "$1")
+  shift
+done
+shift
 collective=
 for ((i = 1; i <= $#; i++)); do
   [[ ${!i} == --collective ]] && { j=$((i + 1)); collective=${!j}; }
@@ -31,7 +39,7 @@ grep -q "W4 trial $setting .* at n=$((safe + delta)): pass" w4.out ||
   { echo "w4-case.sh: FAIL: no passing trial of $setting in w4.out" >&2; exit 1; }
 expected=W1-B
 awk -v a="$avoid" -v b="$others" 'BEGIN { exit !(a < b) }' && expected="W4 \\($setting\\)"
-job=(--preload "$layer")
+job=(--preload "$layer" "${layer_env[@]}")
 for ((i = 1; i < $#; i++)); do
   j=$((i + 1))
   case ${!i} in
