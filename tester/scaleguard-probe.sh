@@ -903,7 +903,7 @@ try_algorithms() {
     echo "probe: $routine: W4: no libscaleguard.so (--layer): its other workarounds not measured"
     return 0
   fi
-  local config="$state/w4-$routine-$p-$inplace.ini"
+  local config="$state/logs/w4-$routine-$p-$inplace.ini"
   rm -f "$config"
   "$ini_tool" replace "$config" "$routine" --entry "${classified[@]}" "${found[@]}" >/dev/null
   local preloads=("$layer" "${preloads[@]}") bench_envs=("${bench_envs[@]}" "SCALEGUARD_CONFIG=$config")
