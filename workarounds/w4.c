@@ -38,12 +38,20 @@ struct written {
 static struct written *written;
 static size_t written_count;
 
-static struct avoid *avoid_of(const struct sg_bound_entry *e)
+/* Entry e's avoid_with as found at the start, or NULL. */
+static struct avoid *found_for(const struct sg_bound_entry *e)
 {
     for (size_t i = 0; i < avoid_count; i++)
         if (avoids[i].entry == e)
-            return avoids[i].ready ? &avoids[i] : NULL;
+            return &avoids[i];
     return NULL;
+}
+
+/* The same where W4 can run it. */
+static struct avoid *avoid_of(const struct sg_bound_entry *e)
+{
+    struct avoid *a = found_for(e);
+    return a != NULL && a->ready ? a : NULL;
 }
 
 /* The variable `cvar` of entry `a`: found, an integer not bound to an
@@ -182,10 +190,8 @@ int sg_w4_applies(const struct sg_bound_entry *e, const struct sg_shape *sh)
 
 const char *sg_w4_settings(const struct sg_bound_entry *e)
 {
-    for (size_t i = 0; i < avoid_count; i++)
-        if (avoids[i].entry == e)
-            return avoids[i].settings_text;
-    return "";
+    const struct avoid *a = found_for(e);
+    return a != NULL ? a->settings_text : "";
 }
 
 static struct written *written_of(int index)
@@ -203,8 +209,10 @@ static void restore(struct avoid *a, unsigned count)
 {
     for (unsigned k = 0; k < count; k++) {
         struct setting *s = &a->settings[k];
+        if (!s->per_call)
+            continue;
         struct written *w = written_of(s->index);
-        if (s->per_call && --w->users == 0)
+        if (--w->users == 0)
             MPI_T_cvar_write(s->handle, &w->saved);
     }
 }
@@ -216,9 +224,10 @@ static int set(struct avoid *a)
     unsigned k = 0;
     for (; k < a->entry->avoid_count && err == MPI_SUCCESS; k++) {
         struct setting *s = &a->settings[k];
+        if (!s->per_call)
+            continue;
         struct written *w = written_of(s->index);
-        if (s->per_call && w->users++ == 0 &&
-            (err = MPI_T_cvar_read(s->handle, &w->saved)) == MPI_SUCCESS)
+        if (w->users++ == 0 && (err = MPI_T_cvar_read(s->handle, &w->saved)) == MPI_SUCCESS)
             err = MPI_T_cvar_write(s->handle, &s->wanted);
     }
     if (err != MPI_SUCCESS)

@@ -20,12 +20,10 @@ while (($#)) && [[ $1 != -- ]]; do
   shift
 done
 shift
-collective=
-for ((i = 1; i <= $#; i++)); do
-  [[ ${!i} == --collective ]] && { j=$((i + 1)); collective=${!j}; }
-done
 "$(dirname "$0")/probe-case.sh" "$bin" w4 - "avoid_with=$setting" -- --layer "$layer" "$@"
-section=$("$bin/scaleguard-ini" dump w4.ini | awk -F '\t' -v s="$collective" '$1 == s')
+# the one routine probed: its section, the only one
+section=$("$bin/scaleguard-ini" dump w4.ini | grep '^MPI_')
+collective=${section%%$'\t'*}
 value() { tr '\t' '\n' <<<"$section" | sed -n "s/^$1=//p"; }
 safe=$(value safe_count) delta=$(value delta) checked=$(value avoid_checked)
 avoid=$(value avoid_seconds) others=$(value workaround_seconds)
