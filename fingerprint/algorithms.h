@@ -5,8 +5,10 @@
  *  - MPICH: MPIR_CVAR_<ROUTINE>_INTRA_ALGORITHM (MPIR_CVAR_BCAST_..., an
  *    integer: 0 is auto); MPI_T gives no enumeration, so the values are the
  *    items its description lists ("name - what"), 1 to items - 1, each
- *    named by the word before its " - " (the "nb" one runs the I-form,
- *    whose own variable then chooses: runs_nonblocking);
+ *    named by the word before its " - ", which may run into the previous
+ *    item's text (scaleguard-cvars --algorithms finds the exact name); the
+ *    "nb" one runs the I-form, whose own variable then chooses
+ *    (runs_nonblocking);
  *  - Open MPI: coll_tuned_<routine>_algorithm for the blocking routines,
  *    coll_libnbc_<routine>_algorithm for the I-forms, whose enumeration
  *    names the values (0, "ignore", is the MPI's own choice); a routine

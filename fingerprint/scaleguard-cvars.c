@@ -1,10 +1,14 @@
 /* scaleguard-cvars: the platform fingerprint of the running MPI (read_cvars.h),
  * for the tester to write into a bounds INI, or compared with one. Run as
  * one MPI process. */
+#include <fcntl.h>
 #include <mpi.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "algorithms.h"
 #include "bounds.h"
@@ -12,7 +16,7 @@
 #include "read_cvars.h"
 
 static const char usage[] =
-    "usage: scaleguard-cvars [--against FILE | --algorithms MPI_ROUTINE]\n"
+    "usage: scaleguard-cvars [--against FILE | --algorithms MPI_ROUTINE | --read NAME]\n"
     "Run as one MPI process (mpiexec -n 1 scaleguard-cvars, or alone). Prints the\n"
     "control variables through which the running MPI chooses its collectives'\n"
     "algorithms (the rule: README, \"The platform fingerprint\"), as KEY=VALUE\n"
@@ -22,7 +26,108 @@ static const char usage[] =
     "With --algorithms MPI_ROUTINE: the control variable that chooses the routine's\n"
     "algorithm (cvar=NAME; none: no choice) and its values other than the MPI's own\n"
     "choice, one 'VALUE NAME' line each.\n"
+    "With --read NAME: the value of the integer control variable NAME as the MPI\n"
+    "starts with it (from the environment, e.g. MPIR_CVAR_X=name), without MPI_Init.\n"
     "Exit status: 0 (--against: nothing differs), 1 something differs, 2 error.\n";
+
+extern char **environ;
+
+/* The value of integer variable `name` when the environment holds
+ * name=`setting`, read by a child process (MPICH reads the environment
+ * once, when the tool interface starts); -1 where it refuses the setting. */
+static int value_with(const char *name, const char *setting)
+{
+    char self[4096], assignment[256], digits[32] = "";
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0)
+        return -1;
+    self[length] = '\0';
+    snprintf(assignment, sizeof assignment, "%s=%s", name, setting);
+    size_t count = 0, kept = 0;
+    while (environ[count])
+        count++;
+    char **env = malloc((count + 2) * sizeof *env);
+    if (env == NULL)
+        return -1;
+    for (size_t i = 0; i < count; i++)
+        if (strncmp(environ[i], name, strlen(name)) != 0 || environ[i][strlen(name)] != '=')
+            env[kept++] = environ[i];
+    env[kept++] = assignment;
+    env[kept] = NULL;
+    int out[2], status = -1;
+    pid_t child;
+    posix_spawn_file_actions_t actions;
+    if (pipe(out) != 0) {
+        free(env);
+        return -1;
+    }
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {self, "--read", (char *)name, NULL};
+    int spawned = posix_spawn(&child, self, &actions, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&actions);
+    free(env);
+    close(out[1]);
+    if (spawned == 0) {
+        ssize_t got = read(out[0], digits, sizeof digits - 1);
+        digits[got > 0 ? got : 0] = '\0';
+        if (waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            status = atoi(digits);
+        else
+            status = -1;
+    }
+    close(out[0]);
+    return status;
+}
+
+/* MPICH's descriptions join their lines, so a value's name runs into the
+ * previous item's text ("... binomial algorithmnb - Force nonblocking
+ * ..."): its name is the longest ending of that word that the MPI reads as
+ * that value. */
+static void exact_names(struct sg_algorithms *a)
+{
+    for (int i = 0; i < a->count; i++) {
+        char *word = a->items[i].name;
+        for (char *end = word; *end; end++)
+            if (*end >= 'a' && *end <= 'z' && value_with(a->cvar, end) == a->items[i].value) {
+                memmove(word, end, strlen(end) + 1);
+                break;
+            }
+    }
+}
+
+static int read_one(const char *name)
+{
+    int provided, index, count, value;
+    MPI_T_cvar_handle handle;
+    char info_name[256], description[1024];
+    int name_length = sizeof info_name, desc_length = sizeof description, verbosity, bind, scope;
+    MPI_Datatype type;
+    MPI_T_enum enumtype;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "scaleguard-cvars: the MPI tool interface did not start (a setting "
+                        "in the environment it refuses?)\n");
+        return 2;
+    }
+    int status = 2;
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+        fprintf(stderr, "scaleguard-cvars: this MPI has no control variable %s\n", name);
+    else if (MPI_T_cvar_get_info(index, info_name, &name_length, &verbosity, &type, &enumtype,
+                                 description, &desc_length, &bind, &scope) != MPI_SUCCESS ||
+             type != MPI_INT || bind != MPI_T_BIND_NO_OBJECT)
+        fprintf(stderr, "scaleguard-cvars: %s is not an integer of the whole process\n", name);
+    else if (MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {
+        if (count == 1 && MPI_T_cvar_read(handle, &value) == MPI_SUCCESS) {
+            printf("%d\n", value);
+            status = 0;
+        }
+        MPI_T_cvar_handle_free(&handle);
+    }
+    MPI_T_finalize();
+    return status;
+}
 
 static int algorithms(const char *routine)
 {
@@ -37,6 +142,8 @@ static int algorithms(const char *routine)
     }
     struct sg_algorithms a;
     sg_algorithms_of((enum sg_routine)r, &a);
+    if (strncmp(a.cvar, "MPIR_CVAR_", 10) == 0)
+        exact_names(&a);
     printf("cvar=%s\n", a.cvar[0] ? a.cvar : "none");
     /* the I-form that MPICH's "nb" runs, by its own algorithm */
     const char *nonblocking = sg_routines[sg_in_form_of((enum sg_routine)r, SG_MPI_Ibcast)].name;
@@ -99,10 +206,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!(argc == 1 || (argc == 3 && (strcmp(argv[1], "--against") == 0 ||
-                                       strcmp(argv[1], "--algorithms") == 0)))) {
+                                       strcmp(argv[1], "--algorithms") == 0 ||
+                                       strcmp(argv[1], "--read") == 0)))) {
         fputs(usage, stderr);
         return 2;
     }
+    if (argc == 3 && strcmp(argv[1], "--read") == 0)
+        return read_one(argv[2]);
     MPI_Init(&argc, &argv);
     int status = argc == 1                           ? print()
                  : strcmp(argv[1], "--against") == 0 ? against(argv[2])
