@@ -177,6 +177,10 @@ measured=$("$bin/scaleguard-ini" dump "$work" | awk -F '\t' '$1 == "platform" {
 rm -f "$work"
 "$bin/scaleguard-ini" check "$output"
 if ((full)); then
-  "$bin/scaleguard-report" --output "$report" "$output" "$state"
+  # The report names its files relative to the repository where they lie in it.
+  in_repo() { if [[ $1 == "$root"/* ]]; then echo "${1#"$root"/}"; else readlink -m "$1"; fi; }
+  report_args=(--output "$(in_repo "$report")" "$(in_repo "$output")" "$(in_repo "$state")")
+  reporter=$(readlink -f "$bin/scaleguard-report")
+  (cd "$root" && "$reporter" "${report_args[@]}")
   echo "probe-platform: report in $report/report.md"
 fi
