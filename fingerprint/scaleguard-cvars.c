@@ -54,7 +54,7 @@ static int value_with(const char *name, const char *setting)
             env[kept++] = environ[i];
     env[kept++] = assignment;
     env[kept] = NULL;
-    int out[2], status = -1;
+    int out[2], ended, value = -1;
     pid_t child;
     posix_spawn_file_actions_t actions;
     if (pipe(out) != 0) {
@@ -73,13 +73,11 @@ static int value_with(const char *name, const char *setting)
     if (spawned == 0) {
         ssize_t got = read(out[0], digits, sizeof digits - 1);
         digits[got > 0 ? got : 0] = '\0';
-        if (waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-            status = atoi(digits);
-        else
-            status = -1;
+        if (waitpid(child, &ended, 0) == child && WIFEXITED(ended) && WEXITSTATUS(ended) == 0)
+            value = atoi(digits);
     }
     close(out[0]);
-    return status;
+    return value;
 }
 
 /* MPICH's descriptions join their lines, so a value's name runs into the
