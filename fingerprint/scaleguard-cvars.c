@@ -98,10 +98,8 @@ static void exact_names(struct sg_algorithms *a)
 
 static int read_one(const char *name)
 {
-    int provided, index, count, value;
+    int provided, index, count, value, verbosity, bind, scope;
     MPI_T_cvar_handle handle;
-    char info_name[256], description[1024];
-    int name_length = sizeof info_name, desc_length = sizeof description, verbosity, bind, scope;
     MPI_Datatype type;
     MPI_T_enum enumtype;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
@@ -112,8 +110,8 @@ static int read_one(const char *name)
     int status = 2;
     if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
         fprintf(stderr, "scaleguard-cvars: this MPI has no control variable %s\n", name);
-    else if (MPI_T_cvar_get_info(index, info_name, &name_length, &verbosity, &type, &enumtype,
-                                 description, &desc_length, &bind, &scope) != MPI_SUCCESS ||
+    else if (MPI_T_cvar_get_info(index, NULL, NULL, &verbosity, &type, &enumtype, NULL, NULL,
+                                 &bind, &scope) != MPI_SUCCESS ||
              type != MPI_INT || bind != MPI_T_BIND_NO_OBJECT)
         fprintf(stderr, "scaleguard-cvars: %s is not an integer of the whole process\n", name);
     else if (MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {

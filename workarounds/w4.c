@@ -227,7 +227,10 @@ static int set(struct avoid *a)
         if (!s->per_call)
             continue;
         struct written *w = written_of(s->index);
-        if (w->users++ == 0 && (err = MPI_T_cvar_read(s->handle, &w->saved)) == MPI_SUCCESS)
+        /* a variable not read is not counted: restore must not write it */
+        if (w->users == 0 && (err = MPI_T_cvar_read(s->handle, &w->saved)) != MPI_SUCCESS)
+            break;
+        if (w->users++ == 0)
             err = MPI_T_cvar_write(s->handle, &s->wanted);
     }
     if (err != MPI_SUCCESS)
