@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms.h"
 #include "bounds.h"
 
 static const char usage[] =
@@ -20,7 +21,9 @@ static const char usage[] =
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
     "         A file that holds nothing the layer uses (only comments) is warned\n"
-    "         about: the layer then protects with Class D only.\n"
+    "         about: the layer then protects with Class D only. An avoid_with value\n"
+    "         that this MPI does not take for its variable (as the MPI tool interface\n"
+    "         lists them: scaleguard-cvars --algorithms) is an error.\n"
     "         --strict: a section of no known name (a typo such as [MPI_bcast],\n"
     "         whose routine then has no entry) and a file that holds nothing the\n"
     "         layer uses are errors too (the build's check of a site INI,\n"
@@ -60,6 +63,11 @@ static void print_warning(void *context, const char *message)
     fprintf(stderr, "scaleguard-ini: warning: %s\n", message);
 }
 
+static void print_error(const char *message)
+{
+    fprintf(stderr, "scaleguard-ini: error: %s\n", message);
+}
+
 static int usage_error(const char *what)
 {
     fprintf(stderr, "scaleguard-ini: %s\n%s", what, usage);
@@ -87,6 +95,10 @@ static int check(const char *path, int strict)
                 "must be an MPI routine, platform, checks or cvars)\n", path,
                 bounds.first_unknown_section, bounds.unknown_sections,
                 bounds.unknown_sections == 1 ? "" : "s");
+        sg_bounds_free(&bounds);
+        return 1;
+    }
+    if (sg_avoid_values_check(&bounds, path, print_error) > 0) {
         sg_bounds_free(&bounds);
         return 1;
     }
