@@ -135,8 +135,8 @@ static int find(struct avoid *a, const struct sg_cvar *cvar, struct setting *s)
     }
     if (!per_call && in_environment(environment))
         snprintf(a->why, sizeof a->why, "the job was started with %s, but this MPI holds "
-                 "%s=%d%s", environment, cvar->name, value, needed_on ? "" : " without "
-                 "the setting taking effect");
+                 "%s=%d%s%s", environment, cvar->name, value, needed_on ? "" : " and 0 for ",
+                 needed_on ? "" : needed);
     else if (!per_call)
         snprintf(a->why, sizeof a->why, "this MPI reads %s only at startup (or when a "
                  "communicator is made), not during a call; start the job with %s for every "
