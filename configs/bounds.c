@@ -144,9 +144,14 @@ struct header {
     unsigned ordinal, line;
 };
 
+/* No bounds INI comes near this (the shipped ones hold 20 KB): a larger
+ * file is the wrong one, and every rank would read it at MPI_Init. */
+#define SG_BOUNDS_MAX_BYTES (16u << 20)
+
 struct loader {
     const char *name;
     FILE *file;
+    size_t file_bytes;
     const char *text;
     size_t length, position;
     int read_errno;
@@ -155,6 +160,7 @@ struct loader {
     enum section_kind kind;
     unsigned key_line[KEY_COUNT]; /* where each key of the open section was, 0 if absent */
     int bad_value;                /* some value of the open section was rejected */
+    int bad_line;                 /* some line of it could not be read (too long, NUL) */
     struct sg_bound_entry entry;  /* the open routine section */
     unsigned platform_line, checks_line, cvars_line, cvars_digest_line;
 
@@ -265,6 +271,9 @@ static void validate_entry(struct loader *ld)
     char label[64];
     entry_label(e, label, sizeof label);
 
+    /* A line that could not be read may have held any key: it is reported. */
+    if (ld->bad_line)
+        return;
     if (!seen[KEY_CLASS])
         fail(ld, e->line, "section %s has no class", label);
     /* The checks below need the values; a rejected one is reported already. */
@@ -349,11 +358,57 @@ static int parse_ordinal(const char *text, size_t length, unsigned *ordinal)
     return 0;
 }
 
+/* Edits from a to b, letters compared without case (Levenshtein). */
+static size_t edit_distance(const char *a, size_t a_length, const char *b)
+{
+    size_t b_length = strlen(b), row[64];
+    if (a_length >= 64 || b_length >= 64)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= b_length; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= a_length; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b_length; j++) {
+            size_t above = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            size_t best = diagonal + !same;
+            if (above + 1 < best)
+                best = above + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[b_length];
+}
+
+/* The section an unknown name most likely meant (a case or a typo of up to
+ * two letters), or NULL. */
+static const char *close_section_name(const char *name, size_t length)
+{
+    static const char *const others[] = {"platform", "checks", "cvars"};
+    const char *best = NULL;
+    size_t best_distance = 3;
+    for (int i = 0; i < SG_ROUTINE_COUNT + 3; i++) {
+        const char *known = i < SG_ROUTINE_COUNT ? sg_routines[i].name
+                                                 : others[i - SG_ROUTINE_COUNT];
+        size_t distance = edit_distance(name, length, known);
+        if (distance < best_distance) {
+            best = known;
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
 static void open_section(struct loader *ld, const char *name, size_t length)
 {
     close_section(ld);
     memset(ld->key_line, 0, sizeof ld->key_line);
     ld->bad_value = 0;
+    ld->bad_line = 0;
     ld->kind = SECTION_IGNORED;
 
     if (length == 8 && memcmp(name, "platform", 8) == 0) {
@@ -388,8 +443,16 @@ static void open_section(struct loader *ld, const char *name, size_t length)
     size_t base_length = hash ? (size_t)(hash - name) : length;
     int routine = sg_routine_by_name_length(name, base_length);
     if (routine < 0) {
-        warn(ld, ld->line, "unknown section [%.*s] (ignored with its keys)",
-             (int)(length < 64 ? length : 64), name);
+        const char *close = close_section_name(name, base_length);
+        char hint[96] = "";
+        if (close)
+            snprintf(hint, sizeof hint, ": did you mean [%s%.*s]?", close,
+                     (int)(length - base_length < 16 ? length - base_length : 16),
+                     name + base_length);
+        warn(ld, ld->line, "unknown section [%.*s] (ignored with its keys%s)",
+             (int)(length < 64 ? length : 64), name, hint);
+        if (ld->result.unknown_sections++ == 0)
+            ld->result.first_unknown_section = ld->line;
         return;
     }
     unsigned ordinal = 1;
@@ -427,6 +490,10 @@ static int source_getc(struct loader *ld)
         int c = getc(ld->file);
         if (c == EOF && ferror(ld->file) && !ld->read_errno)
             ld->read_errno = errno ? errno : EIO;
+        if (c != EOF && ld->file_bytes++ == SG_BOUNDS_MAX_BYTES) { /* it grew since fstat */
+            fail(ld, 0, "larger than %u MiB: not a bounds INI", SG_BOUNDS_MAX_BYTES >> 20);
+            return EOF;
+        }
         return c;
     }
     return ld->position < ld->length ? (unsigned char)ld->text[ld->position++] : EOF;
@@ -458,6 +525,7 @@ static char *read_line(char *buffer, int size, void *stream)
     }
     buffer[length] = '\0';
     if (nul || too_long) {
+        ld->bad_line = 1;
         if (nul)
             fail(ld, ld->line, "NUL byte in the line");
         else
@@ -914,6 +982,16 @@ static int load(struct loader *ld, struct sg_bounds *bounds, char *error, size_t
     return 0;
 }
 
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "of another kind";
+}
+
 int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn *warn,
                    void *warn_context, char *error, size_t error_size)
 {
@@ -926,14 +1004,37 @@ int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn
         report(error, error_size, "(null)", 0, "no file name");
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    FILE *file = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!file) {
-        char reason[128], message[160];
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then
+     * refused, as is anything else that is not a regular file, such as
+     * /dev/zero, whose reading would never end). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat info;
+    char reason[128], message[192];
+    if (fd < 0 || fstat(fd, &info) != 0) {
         describe_errno(errno, reason, sizeof reason);
         if (fd >= 0)
             close(fd);
         snprintf(message, sizeof message, "cannot open: %s", reason);
+        report(error, error_size, path, 0, message);
+        return -1;
+    }
+    const char *refused = NULL;
+    if (!S_ISREG(info.st_mode)) {
+        snprintf(message, sizeof message, "not a regular file (%s): a bounds INI is a file",
+                 file_kind(info.st_mode));
+        refused = message;
+    } else if ((uintmax_t)info.st_size > SG_BOUNDS_MAX_BYTES) {
+        snprintf(message, sizeof message, "larger than %u MiB: not a bounds INI",
+                 SG_BOUNDS_MAX_BYTES >> 20);
+        refused = message;
+    }
+    FILE *file = refused ? NULL : fdopen(fd, "r");
+    if (!file) {
+        if (!refused) {
+            describe_errno(errno, reason, sizeof reason);
+            snprintf(message, sizeof message, "cannot open: %s", reason);
+        }
+        close(fd);
         report(error, error_size, path, 0, message);
         return -1;
     }
@@ -970,6 +1071,15 @@ void sg_bounds_free(struct sg_bounds *bounds)
     free(bounds->entries);
     free(bounds->cvars);
     memset(bounds, 0, sizeof *bounds);
+}
+
+int sg_bounds_empty(const struct sg_bounds *bounds)
+{
+    const struct sg_platform *p = &bounds->platform;
+    const struct sg_checks_config *c = &bounds->checks;
+    return bounds->count == 0 && bounds->cvar_count == 0 && !c->collectives_line &&
+           !c->action_line && !c->batch_line && !p->mpi_library[0] && !p->hostname[0] &&
+           !p->measured[0] && !p->launcher[0] && !p->cvars_rule[0] && !p->cvars_digest[0];
 }
 
 /* ---- Writer --------------------------------------------------------------- */

@@ -99,6 +99,10 @@ struct sg_bounds {
     size_t count;
     struct sg_cvar *cvars; /* [cvars], in file order */
     size_t cvar_count;
+    /* Sections of no known name, ignored with their keys (warned: a typo
+     * such as [MPI_bcast] leaves that routine without an entry). */
+    unsigned unknown_sections;
+    unsigned first_unknown_section; /* its line; 0: none */
 };
 
 /* Called once per warning (unknown key or section), with "file:line: text". */
@@ -118,6 +122,10 @@ int sg_bounds_load_text(const char *text, size_t length, const char *name,
                         char *error, size_t error_size);
 
 void sg_bounds_free(struct sg_bounds *bounds);
+
+/* Whether the file loaded says nothing: no routine entry, no [checks] key,
+ * no [platform] key, no [cvars] (only comments, or unknown sections). */
+int sg_bounds_empty(const struct sg_bounds *bounds);
 
 /* Replace every section of `section` (a routine name such as "MPI_Scatter",
  * whose entries [MPI_Scatter], [MPI_Scatter#2], ... all go, "platform" or

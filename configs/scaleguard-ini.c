@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms.h"
 #include "bounds.h"
 
 static const char usage[] =
-    "Usage: scaleguard-ini check FILE\n"
+    "Usage: scaleguard-ini check [--strict] FILE\n"
     "       scaleguard-ini dump FILE\n"
     "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
     "       scaleguard-ini classify SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S\n"
@@ -19,6 +20,14 @@ static const char usage[] =
     "       scaleguard-ini --help\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
+    "         A file that holds nothing the layer uses (only comments) is warned\n"
+    "         about: the layer then protects with Class D only. An avoid_with value\n"
+    "         that this MPI does not take for its variable (as the MPI tool interface\n"
+    "         lists them: scaleguard-cvars --algorithms) is an error.\n"
+    "         --strict: a section of no known name (a typo such as [MPI_bcast],\n"
+    "         whose routine then has no entry) and a file that holds nothing the\n"
+    "         layer uses are errors too (the build's check of a site INI,\n"
+    "         -DSCALEGUARD_BOUNDS_INI).\n"
     "dump     loads FILE as check does and prints, tab-separated, a line 'platform'\n"
     "         with the [platform] keys that are set (mpi_library, hostname, measured,\n"
     "         launcher, cvars_rule, cvars_digest; none: no line; a tab in a value\n"
@@ -54,6 +63,11 @@ static void print_warning(void *context, const char *message)
     fprintf(stderr, "scaleguard-ini: warning: %s\n", message);
 }
 
+static void print_error(const char *message)
+{
+    fprintf(stderr, "scaleguard-ini: error: %s\n", message);
+}
+
 static int usage_error(const char *what)
 {
     fprintf(stderr, "scaleguard-ini: %s\n%s", what, usage);
@@ -71,11 +85,32 @@ static int load(const char *path, struct sg_bounds *bounds)
     return 0;
 }
 
-static int check(const char *path)
+static int check(const char *path, int strict)
 {
     struct sg_bounds bounds;
     if (load(path, &bounds) != 0)
         return 1;
+    if (strict && bounds.unknown_sections > 0) {
+        fprintf(stderr, "scaleguard-ini: error: %s:%u: %u unknown section%s (--strict: each "
+                "must be an MPI routine, platform, checks or cvars)\n", path,
+                bounds.first_unknown_section, bounds.unknown_sections,
+                bounds.unknown_sections == 1 ? "" : "s");
+        sg_bounds_free(&bounds);
+        return 1;
+    }
+    if (sg_avoid_values_check(&bounds, path, print_error) > 0) {
+        sg_bounds_free(&bounds);
+        return 1;
+    }
+    if (sg_bounds_empty(&bounds)) {
+        fprintf(stderr, "scaleguard-ini: %s: %s holds nothing the layer uses (no routine "
+                "entry, [checks], [platform] or [cvars]): Class D protection only\n",
+                strict ? "error" : "warning", path);
+        if (strict) {
+            sg_bounds_free(&bounds);
+            return 1;
+        }
+    }
     int seen[SG_ROUTINE_COUNT] = {0};
     size_t routines = 0;
     for (size_t i = 0; i < bounds.count; i++)
@@ -227,9 +262,10 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage_error("no command given");
     if (strcmp(argv[1], "check") == 0) {
-        if (argc != 3)
-            return usage_error("check takes exactly one FILE");
-        return check(argv[2]);
+        int strict = argc == 4 && strcmp(argv[2], "--strict") == 0;
+        if (argc != 3 + strict)
+            return usage_error("check takes [--strict] and exactly one FILE");
+        return check(argv[2 + strict], strict);
     }
     if (strcmp(argv[1], "dump") == 0) {
         if (argc != 3)

@@ -2,6 +2,7 @@
 #include "algorithms.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,20 +66,10 @@ static void mpich_items(const char *description, struct sg_algorithms *out)
     mark_nonblocking(out, text, text ? text + strlen(text) : NULL);
 }
 
-void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out)
+/* The values of variable `name` (index `index`) as MPI_T describes them:
+ * its enumeration, or the items of its description. */
+static void values_of(int index, const char *name, struct sg_algorithms *out)
 {
-    memset(out, 0, sizeof *out);
-    char word[32], name[96];
-    int index;
-    routine_word(routine, 1, word, sizeof word);
-    snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", word);
-    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
-        routine_word(routine, 0, word, sizeof word);
-        snprintf(name, sizeof name, "coll_%s_%s_algorithm",
-                 sg_is_nonblocking(routine) ? "libnbc" : "tuned", word);
-        if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
-            return;
-    }
     char info_name[256], description[8192];
     int name_length = sizeof info_name, desc_length = sizeof description, verbosity, bind, scope;
     MPI_Datatype type;
@@ -103,6 +94,98 @@ void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out)
             value != 0)
             add(out, value, item, strlen(item));
     }
+}
+
+void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out)
+{
+    memset(out, 0, sizeof *out);
+    char word[32], name[96];
+    int index;
+    routine_word(routine, 1, word, sizeof word);
+    snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", word);
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
+        routine_word(routine, 0, word, sizeof word);
+        snprintf(name, sizeof name, "coll_%s_%s_algorithm",
+                 sg_is_nonblocking(routine) ? "libnbc" : "tuned", word);
+        if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+            return;
+    }
+    values_of(index, name, out);
+}
+
+static int has_ending(const char *text, const char *ending)
+{
+    size_t length = strlen(text), ending_length = strlen(ending);
+    return length >= ending_length && strcmp(text + length - ending_length, ending) == 0;
+}
+
+int sg_cvar_value_offered(const char *name, int value, char *values, size_t size)
+{
+    struct sg_algorithms offered;
+    int index;
+    memset(&offered, 0, sizeof offered);
+    snprintf(values, size, "%s", "");
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+        return 1;
+    values_of(index, name, &offered);
+    /* MPICH's description lists the values of its algorithm variables only. */
+    int listed = offered.count > 0 && (strncmp(name, "MPIR_CVAR_", 10) != 0 ||
+                                       has_ending(name, "_ALGORITHM"));
+    if (!listed || value == 0)
+        return 1;
+    for (int i = 0; i < offered.count; i++)
+        if (offered.items[i].value == value)
+            return 1;
+    /* "0-5, 7": 0 (the MPI's own choice) and the items, in ranges */
+    size_t used = (size_t)snprintf(values, size, "0");
+    int first = 0, last = 0;
+    for (int i = 0; i <= offered.count && used < size; i++) {
+        int next = i < offered.count ? offered.items[i].value : INT_MIN;
+        if (next == last + 1) {
+            last = next;
+            continue;
+        }
+        if (last != first)
+            used += (size_t)snprintf(values + used, size - used, "-%d", last);
+        if (i < offered.count && used < size)
+            used += (size_t)snprintf(values + used, size - used, ", %d", next);
+        first = last = next;
+    }
+    return 0;
+}
+
+int sg_avoid_values_check(const struct sg_bounds *bounds, const char *path,
+                          void (*report)(const char *message))
+{
+    int provided, refused = 0;
+    size_t with = 0;
+    for (size_t i = 0; i < bounds->count; i++)
+        with += bounds->entries[i].avoid_count;
+    if (with == 0 || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return 0;
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int length;
+    if (MPI_Get_library_version(library, &length) == MPI_SUCCESS)
+        library[strcspn(library, "\r\n")] = '\0';
+    for (char *c = library; *c; c++)
+        *c = *c == '\t' ? ' ' : *c;
+    for (size_t i = 0; i < bounds->count; i++) {
+        const struct sg_bound_entry *e = &bounds->entries[i];
+        for (unsigned k = 0; k < e->avoid_count; k++) {
+            char values[128], message[1024];
+            const struct sg_cvar *c = &e->avoid[k];
+            if (sg_cvar_value_offered(c->name, atoi(c->value), values, sizeof values))
+                continue;
+            snprintf(message, sizeof message,
+                     "%s:%u: avoid_with %s=%s: this MPI (%.120s) takes only %s for %s, so W4 "
+                     "cannot run for %s's entry", path, c->line, c->name, c->value, library,
+                     values, c->name, sg_routines[e->routine].name);
+            report(message);
+            refused++;
+        }
+    }
+    MPI_T_finalize();
+    return refused;
 }
 
 int sg_cvar_per_call(const char *name, const char *value, char *environment,

@@ -17,6 +17,9 @@
 #ifndef SCALEGUARD_FINGERPRINT_ALGORITHMS_H
 #define SCALEGUARD_FINGERPRINT_ALGORITHMS_H
 
+#include <stddef.h>
+
+#include "bounds.h"
 #include "routines.h"
 
 #define SG_ALGORITHMS_MAX 32
@@ -32,6 +35,20 @@ struct sg_algorithms {
 };
 
 void sg_algorithms_of(enum sg_routine routine, struct sg_algorithms *out);
+
+/* Whether the MPI takes `value` for its integer control variable `name`, by
+ * what MPI_T says of the variable's values, as above (an enumeration, or
+ * MPICH's description of an *_ALGORITHM variable): 1 where it takes it, or
+ * nothing tells (no such variable, no values listed); 0 where not, with
+ * `values` the ones it takes ("0-8"). A value out of them makes MPICH
+ * assert in the call. */
+int sg_cvar_value_offered(const char *name, int value, char *values, size_t size);
+
+/* For `scaleguard-ini check`: starts the tool interface (no MPI_Init), and
+ * for each avoid_with value of `bounds` that this MPI does not take, calls
+ * report("FILE:LINE: ..."), `path` naming the file. Returns their number. */
+int sg_avoid_values_check(const struct sg_bounds *bounds, const char *path,
+                          void (*report)(const char *message));
 
 /* When the MPI reads an algorithm variable `name`, and so whether W4 may
  * write it around one call, by a rule per MPI:

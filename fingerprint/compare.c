@@ -83,9 +83,21 @@ int sg_fingerprint_compare(const struct sg_bounds *bounds, int listed, const cha
         snprintf(message, size, "the control variables could not be read: %s", why);
         return -1;
     }
+    /* Another library's variables mostly differ: the library is what matters, so
+     * they are only counted after it where they are more than `listed`. */
+    if (differing) {
+        struct listing count_only = l;
+        count_only.limit = 0;
+        if (sg_cvars_compare(bounds->cvars, bounds->cvar_count, now.cvars, now.count, differ,
+                             &count_only) > (size_t)listed)
+            l.limit = 0;
+    }
     size_t cvars = sg_cvars_compare(bounds->cvars, bounds->cvar_count, now.cvars, now.count,
                                     differ, &l);
-    if (cvars > (size_t)listed)
+    if (l.limit == 0 && cvars)
+        append(&l, "%s%zu control variable%s differ%s too", separator, cvars,
+               cvars == 1 ? "" : "s", cvars == 1 ? "s" : "");
+    else if (cvars > (size_t)listed)
         append(&l, "%sand %zu more", separator, cvars - (size_t)listed);
     free(now.cvars);
     return differing + (int)cvars;

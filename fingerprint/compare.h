@@ -13,8 +13,9 @@
 /* After MPI_Init. Writes into `message` (when something differs) what
  * differs: the library's first line, each control variable with the
  * value measured and the value now (up to `listed` of them, then how many
- * more), `separator` between them, and returns how many things differ; 0: none, or nothing to
- * compare (no mpi_library, no [cvars]); -1: the tool interface failed
+ * more; where the library differs and they are more, only how many),
+ * `separator` between them, and returns how many things differ; 0: none, or
+ * nothing to compare (no mpi_library, no [cvars]); -1: the tool interface failed
  * (`message` says how). Starts the tool interface when [cvars] is there,
  * and keeps it started until sg_fingerprint_stop (MPICH 4.0.2 cannot start
  * it again once stopped). */

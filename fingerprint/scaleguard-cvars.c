@@ -28,7 +28,8 @@ static const char usage[] =
     "choice, one 'VALUE NAME' line each.\n"
     "With --read NAME: the value of the integer control variable NAME as the MPI\n"
     "starts with it (from the environment, e.g. MPIR_CVAR_X=name), without MPI_Init.\n"
-    "Exit status: 0 (--against: nothing differs), 1 something differs, 2 error.\n";
+    "Exit status: 0 (--against: nothing differs), 1 something differs, 2 error\n"
+    "(--against: also a FILE with nothing to compare, no mpi_library nor [cvars]).\n";
 
 extern char **environ;
 
@@ -159,12 +160,21 @@ static int against(const char *path)
         fprintf(stderr, "scaleguard-cvars: %s\n", message);
         return 2;
     }
+    int has_library = bounds.platform.mpi_library[0] != '\0';
+    if (!has_library && bounds.cvar_count == 0) {
+        fprintf(stderr, "scaleguard-cvars: %s has no [platform] mpi_library and no [cvars]: "
+                "nothing to compare the running MPI with\n", path);
+        sg_bounds_free(&bounds);
+        return 2;
+    }
     int differing = sg_fingerprint_compare(&bounds, 1000, "\n  ", message, sizeof message);
     if (differing < 0)
         fprintf(stderr, "scaleguard-cvars: %s\n", message);
     else if (differing == 0)
-        printf("scaleguard-cvars: the running MPI is the one %s was measured on (library%s)\n",
-               path, bounds.cvar_count ? " and control variables" : "; no [cvars] to compare");
+        printf("scaleguard-cvars: the running MPI is the one %s was measured on (%s)\n", path,
+               !has_library              ? "control variables; no [platform] mpi_library to compare"
+               : bounds.cvar_count == 0 ? "library; no [cvars] to compare"
+                                        : "library and control variables");
     else
         printf("scaleguard-cvars: %d differ%s from %s:\n  %s\n", differing,
                differing == 1 ? "s" : "", path, message);

@@ -91,47 +91,90 @@ static uint64_t fingerprint(const struct sg_rule_set *set)
 /* The collective checks: off by default; [checks] of the INI (collectives =
  * yes, action = warn, batch = N) where SCALEGUARD_CHECK (collectives |
  * none), SCALEGUARD_CHECK_ACTION (abort | warn) and SCALEGUARD_CHECK_BATCH
- * (1 to SG_CHECK_BATCH_MAX) do not say. A value not understood is told,
- * and the safe reading taken: no checks, warn, batch 1. Returns which of
- * the three variables were set (bits 1, 2, 4). */
+ * (1 to SG_CHECK_BATCH_MAX) do not say. A value not understood counts as
+ * unset, and is told once the INI is read (tell_checks_fallbacks), with
+ * what is used instead. Returns which of the three variables were set with
+ * a value understood (bits 1, 2, 4). */
+static struct {
+    const char *check, *action, *batch;
+} checks_not_understood;
+
 static unsigned load_checks(void)
 {
     const char *check = getenv("SCALEGUARD_CHECK");
     const char *action = getenv("SCALEGUARD_CHECK_ACTION");
     const char *batch = getenv("SCALEGUARD_CHECK_BATCH");
-    unsigned set = (check && *check ? 1u : 0u) | (action && *action ? 2u : 0u) |
-                   (batch && *batch ? 4u : 0u);
+    unsigned set = 0;
     layer.checks_loaded = (struct sg_checks_setting){0, {SG_CHECK_ABORT, 1}};
-    if ((set & 1) && strcmp(check, "none") != 0) {
-        if (strcmp(check, "collectives") == 0)
-            layer.checks_loaded.collectives = 1;
-        else if (world_rank() == 0)
-            sg_log(SG_LOG_WARN, NULL,
-                   "SCALEGUARD_CHECK=%s is not collectives or none; no checks", check);
+    if (check && *check) {
+        if (strcmp(check, "collectives") == 0 || strcmp(check, "none") == 0) {
+            layer.checks_loaded.collectives = strcmp(check, "collectives") == 0;
+            set |= 1;
+        } else {
+            checks_not_understood.check = check;
+        }
     }
-    if ((set & 2) && strcmp(action, "abort") != 0) {
-        layer.checks_loaded.options.action = SG_CHECK_WARN;
-        if (strcmp(action, "warn") != 0 && world_rank() == 0)
-            sg_log(SG_LOG_WARN, NULL,
-                   "SCALEGUARD_CHECK_ACTION=%s is not abort or warn; using warn", action);
+    if (action && *action) {
+        if (strcmp(action, "abort") == 0 || strcmp(action, "warn") == 0) {
+            layer.checks_loaded.options.action =
+                strcmp(action, "warn") == 0 ? SG_CHECK_WARN : SG_CHECK_ABORT;
+            set |= 2;
+        } else {
+            checks_not_understood.action = action;
+        }
     }
-    if (set & 4) {
+    if (batch && *batch) {
         char *end;
         unsigned long n = strtoul(batch, &end, 10);
-        if (*end == '\0' && n >= 1 && n <= SG_CHECK_BATCH_MAX && batch[0] != '-')
+        if (*end == '\0' && n >= 1 && n <= SG_CHECK_BATCH_MAX && batch[0] >= '0' &&
+            batch[0] <= '9') {
             layer.checks_loaded.options.batch = (unsigned)n;
-        else if (world_rank() == 0)
-            sg_log(SG_LOG_WARN, NULL,
-                   "SCALEGUARD_CHECK_BATCH=%s is not a number from 1 to %d; using 1", batch,
-                   SG_CHECK_BATCH_MAX);
+            set |= 4;
+        } else {
+            checks_not_understood.batch = batch;
+        }
     }
     return set;
 }
 
+/* Where a setting of the checks came from: "the default" or the INI's line. */
+static void checks_source(unsigned ini_line, char *text, size_t size)
+{
+    if (ini_line)
+        snprintf(text, size, "%s:%u, [checks]", getenv("SCALEGUARD_CONFIG"), ini_line);
+    else
+        snprintf(text, size, "the default");
+}
+
+static void tell_checks_fallbacks(void)
+{
+    if (world_rank() != 0)
+        return;
+    const struct sg_checks_config *ini = &layer.bounds.checks;
+    const struct sg_checks_setting *used = &layer.checks_loaded;
+    char from[320];
+    if (checks_not_understood.check) {
+        checks_source(ini->collectives_line, from, sizeof from);
+        sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_CHECK=%s is not collectives or none; using %s (%s)",
+               checks_not_understood.check, used->collectives ? "collectives" : "none", from);
+    }
+    if (checks_not_understood.action) {
+        checks_source(ini->action_line, from, sizeof from);
+        sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_CHECK_ACTION=%s is not abort or warn; using %s (%s)",
+               checks_not_understood.action,
+               used->options.action == SG_CHECK_WARN ? "warn" : "abort", from);
+    }
+    if (checks_not_understood.batch) {
+        checks_source(ini->batch_line, from, sizeof from);
+        sg_log(SG_LOG_WARN, NULL,
+               "SCALEGUARD_CHECK_BATCH=%s is not a number from 1 to %d; using %u (%s)",
+               checks_not_understood.batch, SG_CHECK_BATCH_MAX, used->options.batch, from);
+    }
+}
+
 /* The watchdog: off unless SCALEGUARD_WATCHDOG gives a number of seconds
- * (none and 0: off);
- * SCALEGUARD_WATCHDOG_ACTION report (the default) or abort. A value not
- * understood is told, and the safe reading taken: no watchdog, report. */
+ * (none: off); SCALEGUARD_WATCHDOG_ACTION report (the default) or abort. A
+ * value not understood is told, and the default taken: no watchdog, report. */
 static void load_watchdog(void)
 {
     const char *limit = getenv("SCALEGUARD_WATCHDOG");
@@ -142,17 +185,18 @@ static void load_watchdog(void)
         double seconds = strtod(limit, &end);
         if (*end == '\0' && seconds >= 0.1 && seconds <= 1e6)
             layer.watchdog_loaded.seconds = seconds;
-        else if ((*end != '\0' || seconds != 0) && world_rank() == 0) /* 0: off */
+        else if (world_rank() == 0)
             sg_log(SG_LOG_WARN, NULL,
                    "SCALEGUARD_WATCHDOG=%s is not a number of seconds from 0.1 to 1e6, or none; "
-                   "no watchdog", limit);
+                   "no watchdog (the default)", limit);
     }
     if (action && *action && strcmp(action, "report") != 0) {
         if (strcmp(action, "abort") == 0)
             layer.watchdog_loaded.action = SG_WATCH_ABORT;
         else if (world_rank() == 0)
             sg_log(SG_LOG_WARN, NULL,
-                   "SCALEGUARD_WATCHDOG_ACTION=%s is not report or abort; using report", action);
+                   "SCALEGUARD_WATCHDOG_ACTION=%s is not report or abort; using report (the "
+                   "default)", action);
     }
 }
 
@@ -166,7 +210,8 @@ static void load_trace(void)
     if (strlen(dir) >= sizeof layer.trace_loaded.dir) {
         if (world_rank() == 0)
             sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_TRACE names a directory of more than %zu "
-                                      "characters; no trace", sizeof layer.trace_loaded.dir - 1);
+                                      "characters; no trace (the default)",
+                   sizeof layer.trace_loaded.dir - 1);
         return;
     }
     layer.trace_loaded.on = 1;
@@ -196,8 +241,8 @@ static void load_layer(void)
                 known = 1;
             }
         if (!known && world_rank() == 0)
-            sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_LOG=%s is not quiet|warn|info|debug; using warn",
-                   level);
+            sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_LOG=%s is not quiet|warn|info|debug; using warn "
+                   "(the default)", level);
     }
 
     unsigned checks_set = load_checks();
@@ -218,6 +263,9 @@ static void load_layer(void)
             sg_log(SG_LOG_WARN, NULL, "%s; going on with Class D protection only", error);
         return;
     }
+    if (sg_bounds_empty(&layer.bounds) && world_rank() == 0)
+        sg_log(SG_LOG_WARN, NULL, "%s holds nothing the layer uses (no routine entry, [checks], "
+                                  "[platform] or [cvars]); Class D protection only", path);
     checks_from_ini(&layer.bounds.checks, checks_set);
     /* Two arrays of pointers in one, grouped by routine, each group in file
      * order: every entry, then only those for calls not in place. */
@@ -267,6 +315,7 @@ static atomic_bool layer_loaded; /* the hot path's test, before pthread_once's c
 static void load_layer_once(void)
 {
     load_layer();
+    tell_checks_fallbacks();
     if (!sg_init_seen && layer.checks_loaded.collectives && world_rank() == 0)
         sg_log(SG_LOG_WARN, NULL, "the collective checks are not on: MPI was initialised past "
                                   "the layer, so the ranks could not agree to run them");

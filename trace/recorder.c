@@ -180,8 +180,9 @@ static int make_directory(const char *path)
 }
 
 /* The buffer's size: SCALEGUARD_TRACE_BUFFER bytes (with a K, M or G), by
- * default 4 MiB. */
-static size_t buffer_size(void)
+ * default 4 MiB; a value not understood is told by rank 0 (every rank reads
+ * the same), and the default taken. */
+static size_t buffer_size(int rank)
 {
     const char *text = getenv("SCALEGUARD_TRACE_BUFFER");
     size_t size = (size_t)4 << 20;
@@ -192,9 +193,10 @@ static size_t buffer_size(void)
         if (end != text && (end[0] == '\0' || (shift && end[1] == '\0')) && n > 0 &&
             n <= (1ull << 40) >> shift && (n << shift) >= 64 * 1024)
             size = (size_t)(n << shift);
-        else
+        else if (rank == 0)
             fprintf(stderr, "scaleguard: trace: SCALEGUARD_TRACE_BUFFER=%s is not a size from "
-                            "64K to 1T (bytes, or with K, M or G); using 4M\n", text);
+                            "64K to 1T (bytes, or with K, M or G); using 4M (the default)\n",
+                    text);
     }
     return size;
 }
@@ -231,7 +233,7 @@ int sg_trace_start(const char *dir, const char *job)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
     PMPI_Query_thread(&provided);
-    size_t bytes = buffer_size();
+    size_t bytes = buffer_size(rank);
     trace.size = bytes / sizeof *trace.data;
     trace.data = malloc(bytes);
     errno = ENAMETOOLONG;

@@ -54,6 +54,27 @@ static struct avoid *avoid_of(const struct sg_bound_entry *e)
     return a != NULL && a->ready ? a : NULL;
 }
 
+/* Whether the environment holds every "NAME=VALUE" of `settings` (blanks
+ * between). */
+static int in_environment(const char *settings)
+{
+    const char *at = settings;
+    while (*at) {
+        size_t length = strcspn(at, " "), name = strcspn(at, "=");
+        char variable[256];
+        if (name >= length || name >= sizeof variable)
+            return 0;
+        memcpy(variable, at, name);
+        variable[name] = '\0';
+        const char *value = getenv(variable);
+        if (value == NULL || strlen(value) != length - name - 1 ||
+            strncmp(value, at + name + 1, length - name - 1) != 0)
+            return 0;
+        at += length + strspn(at + length, " ");
+    }
+    return 1;
+}
+
 /* The variable `cvar` of entry `a`: found, an integer not bound to an
  * object, and either written through MPI_T for each call (tried once here,
  * by writing back its value) or holding the wanted value since startup.
@@ -78,6 +99,12 @@ static int find(struct avoid *a, const struct sg_cvar *cvar, struct setting *s)
     }
     s->index = index;
     s->wanted = wanted;
+    char values[128];
+    if (!sg_cvar_value_offered(cvar->name, wanted, values, sizeof values)) {
+        snprintf(a->why, sizeof a->why, "this MPI takes only %s for %s, not %s (a call with it "
+                 "could fail in the MPI)", values, cvar->name, cvar->value);
+        return -1;
+    }
     if (MPI_T_cvar_read(s->handle, &value) != MPI_SUCCESS) {
         snprintf(a->why, sizeof a->why, "%s cannot be read", cvar->name);
         return -1;
@@ -106,7 +133,11 @@ static int find(struct avoid *a, const struct sg_cvar *cvar, struct setting *s)
         s->per_call = 0;
         return 0;
     }
-    if (!per_call)
+    if (!per_call && in_environment(environment))
+        snprintf(a->why, sizeof a->why, "the job was started with %s, but this MPI holds "
+                 "%s=%d%s%s", environment, cvar->name, value, needed_on ? "" : " and 0 for ",
+                 needed_on ? "" : needed);
+    else if (!per_call)
         snprintf(a->why, sizeof a->why, "this MPI reads %s only at startup (or when a "
                  "communicator is made), not during a call; start the job with %s for every "
                  "call to use it", cvar->name, environment);

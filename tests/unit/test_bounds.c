@@ -552,6 +552,13 @@ static const struct bad_case bad_cases[] = {
      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
      "xxxxxxxxxxxxxxxxxxxxxxxxx\nlauncher = bad\n",
      2, "line too long"},
+    /* a line too long in a section: said at that line, not as a key its
+     * section lacks (issue 47, item 13) */
+    {"[MPI_Bcast]\nclass = G\ntrigger = n\nbound = 5 ; "
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxx\n",
+     4, "line too long"},
     /* the earliest line wins, even if found later */
     {"[MPI_Scatter]\nbound = x\n[MPI_Bcast]\nclass = Q\n", 1, "has no class"},
     {"[MPI_Bcast]\nclass = Q\n[MPI_Scatter]\nbound = x\n", 2, "unknown class"},
@@ -636,7 +643,8 @@ static void test_warnings(void)
         CHECK(message_is(w.messages[0], 1, "outside any section"));
         CHECK(message_is(w.messages[1], 3, "unknown key 'colour'"));
         CHECK(message_is(w.messages[2], 8, "unknown key 'speed'"));
-        CHECK(message_is(w.messages[3], 9, "unknown section [MPI_Frobnicate]"));
+        CHECK(message_is(w.messages[3], 9, "unknown section [MPI_Frobnicate] (ignored with "
+                                           "its keys)"));
         CHECK(message_is(w.messages[4], 13, "class D takes no bound"));
     }
     CHECK_U64(b.count, 2);
@@ -648,6 +656,23 @@ static void test_warnings(void)
 
     /* Without a callback the warnings are just dropped. */
     CHECK(load_string(text, &b, NULL, error, sizeof error) == 0);
+    CHECK(b.unknown_sections == 1 && b.first_unknown_section == 9);
+    sg_bounds_free(&b);
+
+    /* A name that differs in case or by a letter or two: the close one is
+     * named, its entry number kept (issue 47, item 14). */
+    w.count = 0;
+    CHECK(load_string("[MPI_bcast]\n[MPI_Scaterv#2]\n[MPI_Alltoal]\n[plattform]\n", &b, &w,
+                      error, sizeof error) == 0);
+    CHECK_U64(w.count, 4);
+    if (w.count == 4) {
+        CHECK(message_is(w.messages[0], 1, "[MPI_bcast] (ignored with its keys: did you mean "
+                                           "[MPI_Bcast]?)"));
+        CHECK(message_is(w.messages[1], 2, "did you mean [MPI_Scatterv#2]?"));
+        CHECK(message_is(w.messages[2], 3, "did you mean [MPI_Alltoall]?"));
+        CHECK(message_is(w.messages[3], 4, "did you mean [platform]?"));
+    }
+    CHECK(b.unknown_sections == 4 && b.first_unknown_section == 1 && sg_bounds_empty(&b));
     sg_bounds_free(&b);
 }
 
