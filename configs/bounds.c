@@ -1072,7 +1072,7 @@ static int write_atomically(const char *path, const struct text *content, mode_t
     if (sg_safe_resolve(path, target, sizeof target, reason, reason_size) != 0)
         return -1;
     if ((dir = sg_safe_parent(target, name, sizeof name, why, sizeof why)) < 0 ||
-        sg_safe_begin(dir, name, 0666, 1, &file, why, sizeof why) != 0) {
+        sg_safe_begin(dir, name, 0666, &file, why, sizeof why) != 0) {
         int linked = strcmp(target, path) != 0;
         if (snprintf(reason, reason_size, "%s%s%s", linked ? target : "", linked ? " " : "",
                      why) >= (int)reason_size)

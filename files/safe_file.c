@@ -46,7 +46,7 @@ static int check_directory(int fd, char *why, size_t why_size)
 }
 
 /* What is at an existing name that may not be replaced; "" when it may. */
-static void describe_existing(const struct stat *status, int replace, char *why, size_t why_size)
+static void describe_existing(const struct stat *status, char *why, size_t why_size)
 {
     *why = '\0';
     if (S_ISLNK(status->st_mode))
@@ -57,17 +57,15 @@ static void describe_existing(const struct stat *status, int replace, char *why,
     else if (status->st_uid != geteuid())
         snprintf(why, why_size, "is owned by user %lu, not by this user (%lu): not replaced",
                  (unsigned long)status->st_uid, (unsigned long)geteuid());
-    else if (!replace)
-        snprintf(why, why_size, "exists: not replaced");
 }
 
 /* Check what `name` is in `dir` now. Returns 0 (absent, or replaceable). */
-static int check_target(int dir, const char *name, int replace, char *why, size_t why_size)
+static int check_target(int dir, const char *name, char *why, size_t why_size)
 {
     struct stat status;
     if (fstatat(dir, name, &status, AT_SYMLINK_NOFOLLOW) != 0)
         return errno == ENOENT ? 0 : fail_errno(why, why_size, "", errno);
-    describe_existing(&status, replace, why, why_size);
+    describe_existing(&status, why, why_size);
     return *why ? -1 : 0;
 }
 
@@ -137,17 +135,16 @@ int sg_safe_create(int dir, const char *name, mode_t mode)
     return openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
-int sg_safe_begin(int dir, const char *name, mode_t mode, int replace, struct sg_safe_file *file,
-                  char *why, size_t why_size)
+int sg_safe_begin(int dir, const char *name, mode_t mode, struct sg_safe_file *file, char *why,
+                  size_t why_size)
 {
     static atomic_uint serial;
     file->fd = -1;
     file->dir = dir;
-    file->mode = mode;
     if (strchr(name, '/') != NULL || snprintf(file->name, sizeof file->name, "%s", name) >=
                                          (int)sizeof file->name)
         return fail(why, why_size, "%s", "is not a plain file name of under 256 characters");
-    if (check_target(dir, name, replace, why, why_size) != 0)
+    if (check_target(dir, name, why, why_size) != 0)
         return -1;
     for (int attempt = 0; attempt < 100 && file->fd < 0; attempt++) {
         snprintf(file->temporary, sizeof file->temporary, ".%s.%ld.%u", name, (long)getpid(),
@@ -164,7 +161,7 @@ int sg_safe_begin(int dir, const char *name, mode_t mode, int replace, struct sg
 int sg_safe_commit(struct sg_safe_file *file, char *why, size_t why_size)
 {
     int error = 0;
-    if (check_target(file->dir, file->name, 1, why, why_size) != 0)
+    if (check_target(file->dir, file->name, why, why_size) != 0)
         error = -1;
     else if (renameat(file->dir, file->temporary, file->dir, file->name) != 0)
         error = fail_errno(why, why_size, "cannot rename into it", errno);
@@ -206,7 +203,7 @@ int sg_safe_replace(int dir, const char *name, const void *data, size_t length, 
                     int sync, char *why, size_t why_size)
 {
     struct sg_safe_file file;
-    if (sg_safe_begin(dir, name, mode, 1, &file, why, why_size) != 0)
+    if (sg_safe_begin(dir, name, mode, &file, why, why_size) != 0)
         return -1;
     if (sg_safe_write_all(file.fd, data, length) != 0 || (sync && fsync(file.fd) != 0)) {
         fail_errno(why, why_size, "cannot write", errno);

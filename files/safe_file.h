@@ -53,14 +53,12 @@ int sg_safe_create(int dir, const char *name, mode_t mode);
 struct sg_safe_file {
     int fd, dir;
     char name[256], temporary[320];
-    mode_t mode;
 };
 
 /* Begin the file `name` in `dir` (a checked directory), `mode` as open's.
- * Fails when `name` exists and is not a regular file of the caller's (or
- * `replace` is 0 and it exists at all). */
-int sg_safe_begin(int dir, const char *name, mode_t mode, int replace, struct sg_safe_file *file,
-                  char *why, size_t why_size);
+ * Fails when `name` exists and is not a regular file of the caller's. */
+int sg_safe_begin(int dir, const char *name, mode_t mode, struct sg_safe_file *file, char *why,
+                  size_t why_size);
 
 /* Name it: rename it over `name` (checked again). The descriptor stays
  * open (the caller may write on). On failure the temporary is removed. */

@@ -243,7 +243,7 @@ int sg_trace_start(const char *dir, char *why, size_t why_size)
         snprintf(why, why_size, "%s: %s", dir, strerror(ENAMETOOLONG));
     else if ((trace.dir_fd = sg_safe_dir(dir, 1, &trace.made_dir, reason, sizeof reason)) < 0)
         snprintf(why, why_size, "%s %s", dir, reason);
-    else if (sg_safe_begin(trace.dir_fd, name, 0600, 1, &trace.file, reason, sizeof reason) != 0 ||
+    else if (sg_safe_begin(trace.dir_fd, name, 0600, &trace.file, reason, sizeof reason) != 0 ||
              sg_safe_commit(&trace.file, reason, sizeof reason) != 0)
         snprintf(why, why_size, "%s %s", trace.path, reason);
     else {

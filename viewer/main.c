@@ -38,7 +38,7 @@ static int output(const char *prefix, const char *suffix, char *path, size_t siz
     char name[256], why[256];
     struct sg_safe_file file;
     int dir = sg_safe_parent(path, name, sizeof name, why, sizeof why);
-    if (dir < 0 || sg_safe_begin(dir, name, 0600, 1, &file, why, sizeof why) != 0) {
+    if (dir < 0 || sg_safe_begin(dir, name, 0600, &file, why, sizeof why) != 0) {
         fprintf(stderr, "scaleguard-trace: cannot write %s: %s\n", path, why);
         if (dir >= 0)
             close(dir);
