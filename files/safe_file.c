@@ -86,12 +86,12 @@ int sg_safe_dir(const char *path, int make, int *made, char *why, size_t why_siz
         *made = made_here;
     if (make && !made_here && errno != EEXIST)
         return fail_errno(why, why_size, "cannot make it", errno);
+    /* a link fails as ELOOP or (with O_DIRECTORY) ENOTDIR: followed only when trusted */
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ELOOP) { /* a link: followed only when trusted */
-        struct stat status;
-        if (lstat(path, &status) != 0)
-            return fail_errno(why, why_size, "", errno);
-        if (S_ISLNK(status.st_mode) && link_trusted(&status, why, why_size) != 0)
+    struct stat status;
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(path, &status) == 0 &&
+        S_ISLNK(status.st_mode)) {
+        if (link_trusted(&status, why, why_size) != 0)
             return -1;
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
@@ -112,13 +112,11 @@ int sg_safe_subdir(int dir, const char *name, int make, int *made, char *why, si
     if (make && !made_here && errno != EEXIST)
         return fail_errno(why, why_size, "cannot make it", errno);
     int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ELOOP) {
-        struct stat status;
-        if (fstatat(dir, name, &status, AT_SYMLINK_NOFOLLOW) == 0)
-            snprintf(why, why_size, "is a symbolic link (made by user %lu): not followed",
-                     (unsigned long)status.st_uid);
-        else
-            fail_errno(why, why_size, "", ELOOP);
+    struct stat status;
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+        fstatat(dir, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(status.st_mode)) {
+        snprintf(why, why_size, "is a symbolic link (made by user %lu): not followed",
+                 (unsigned long)status.st_uid);
         return -1;
     }
     if (fd < 0)
