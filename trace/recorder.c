@@ -179,8 +179,9 @@ static uint16_t name_id_locked(const char *name)
 }
 
 /* The buffer's size: SCALEGUARD_TRACE_BUFFER bytes (with a K, M or G), by
- * default 4 MiB. */
-static size_t buffer_size(void)
+ * default 4 MiB. A bad setting is told by rank 0 (the launcher gives every
+ * rank the same). */
+static size_t buffer_size(int rank)
 {
     const char *text = getenv("SCALEGUARD_TRACE_BUFFER");
     size_t size = (size_t)4 << 20;
@@ -191,7 +192,7 @@ static size_t buffer_size(void)
         if (end != text && (end[0] == '\0' || (shift && end[1] == '\0')) && n > 0 &&
             n <= (1ull << 40) >> shift && (n << shift) >= 64 * 1024)
             size = (size_t)(n << shift);
-        else
+        else if (rank == 0)
             fprintf(stderr, "scaleguard: trace: SCALEGUARD_TRACE_BUFFER=%s is not a size from "
                             "64K to 1T (bytes, or with K, M or G); using 4M\n", text);
     }
@@ -228,7 +229,7 @@ int sg_trace_start(const char *dir, char *why, size_t why_size)
 {
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    size_t bytes = buffer_size();
+    size_t bytes = buffer_size(rank);
     trace.size = bytes / sizeof *trace.data;
     trace.data = malloc(bytes);
     if (trace.data == NULL) {
