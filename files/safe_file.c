@@ -19,7 +19,7 @@ static int fail(char *why, size_t why_size, const char *format, const char *text
 
 static int fail_errno(char *why, size_t why_size, const char *what, int error)
 {
-    snprintf(why, why_size, "%s%s%s", what, *what ? ": " : "", strerror(error));
+    snprintf(why, why_size, "%s: %s", what, strerror(error));
     errno = error;
     return -1;
 }
@@ -29,7 +29,7 @@ static int check_directory(int fd, char *why, size_t why_size)
 {
     struct stat status;
     if (fstat(fd, &status) != 0)
-        return fail_errno(why, why_size, "", errno);
+        return fail_errno(why, why_size, "cannot look at it", errno);
     if (!S_ISDIR(status.st_mode))
         return fail(why, why_size, "%s", "is not a directory");
     if (status.st_uid != geteuid() && status.st_uid != 0) {
@@ -64,7 +64,7 @@ static int check_target(int dir, const char *name, char *why, size_t why_size)
 {
     struct stat status;
     if (fstatat(dir, name, &status, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno == ENOENT ? 0 : fail_errno(why, why_size, "", errno);
+        return errno == ENOENT ? 0 : fail_errno(why, why_size, "cannot look at it", errno);
     describe_existing(&status, why, why_size);
     return *why ? -1 : 0;
 }
@@ -96,7 +96,7 @@ int sg_safe_dir(const char *path, int make, int *made, char *why, size_t why_siz
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
     if (fd < 0)
-        return fail_errno(why, why_size, "", errno);
+        return fail_errno(why, why_size, "cannot open it", errno);
     if (check_directory(fd, why, why_size) != 0) {
         close(fd);
         return -1;
@@ -120,7 +120,7 @@ int sg_safe_subdir(int dir, const char *name, int make, int *made, char *why, si
         return -1;
     }
     if (fd < 0)
-        return fail_errno(why, why_size, "", errno);
+        return fail_errno(why, why_size, "cannot open it", errno);
     if (check_directory(fd, why, why_size) != 0) {
         close(fd);
         return -1;
@@ -229,32 +229,32 @@ int sg_safe_resolve(const char *path, char *out, size_t out_size, char *why, siz
 {
     char current[PATH_MAX], target[PATH_MAX];
     if (snprintf(current, sizeof current, "%s", path) >= (int)sizeof current)
-        return fail_errno(why, why_size, "", ENAMETOOLONG);
+        return fail_errno(why, why_size, "cannot follow it", ENAMETOOLONG);
     for (int links = 0;; links++) {
         struct stat status;
         int exists = lstat(current, &status) == 0;
         if (!exists && errno != ENOENT)
-            return fail_errno(why, why_size, "", errno);
+            return fail_errno(why, why_size, "cannot follow it", errno);
         if (!exists || !S_ISLNK(status.st_mode))
             break;
         if (links == 40)
-            return fail_errno(why, why_size, "", ELOOP);
+            return fail_errno(why, why_size, "cannot follow it", ELOOP);
         if (link_trusted(&status, why, why_size) != 0)
             return -1;
         ssize_t length = readlink(current, target, sizeof target - 1);
         if (length < 0)
-            return fail_errno(why, why_size, "", errno);
+            return fail_errno(why, why_size, "cannot follow it", errno);
         target[length] = '\0';
         const char *slash = strrchr(current, '/');
         int directory = target[0] == '/' || slash == NULL ? 0 : (int)(slash - current + 1);
         char next[PATH_MAX];
         if (snprintf(next, sizeof next, "%.*s%s", directory, current, target) >=
             (int)sizeof next)
-            return fail_errno(why, why_size, "", ENAMETOOLONG);
+            return fail_errno(why, why_size, "cannot follow it", ENAMETOOLONG);
         memcpy(current, next, sizeof current);
     }
     if (snprintf(out, out_size, "%s", current) >= (int)out_size)
-        return fail_errno(why, why_size, "", ENAMETOOLONG);
+        return fail_errno(why, why_size, "cannot follow it", ENAMETOOLONG);
     return 0;
 }
 
@@ -269,7 +269,7 @@ int sg_safe_parent(const char *path, char *name, size_t name_size, char *why, si
         snprintf(directory, sizeof directory, "%.*s", slash == NULL ? 1
                  : slash == path ? 1 : (int)(slash - path), slash == NULL ? "." : path) >=
             (int)sizeof directory)
-        return fail_errno(why, why_size, "", ENAMETOOLONG);
+        return fail_errno(why, why_size, "cannot split it", ENAMETOOLONG);
     char reason[200];
     int fd = sg_safe_dir(directory, 0, NULL, reason, sizeof reason);
     if (fd < 0)

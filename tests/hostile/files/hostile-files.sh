@@ -32,6 +32,7 @@ needs_nobody() {
   fi
 }
 as_nobody() { runuser -u nobody -- "$@"; }
+nobody=$(id -u nobody 2>/dev/null)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sg-hostile-files.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -79,9 +80,11 @@ trace_link_sticky | trace_world_writable)
   as_nobody ln -s "$victim" "$shared/rank-0.sgtrace"
   traced_job "$@" env LD_PRELOAD="$SG_LIB" SCALEGUARD_TRACE="$shared" "$SG_TRACED" 2
   if [[ $kase == trace_link_sticky ]]; then
-    says "^scaleguard: trace: rank 0: $shared/rank-0.sgtrace is a symbolic link \(made by user $(id -u nobody)\): not followed, not replaced; no rank is traced$"
+    says "^scaleguard: trace: rank 0: $shared/rank-0.sgtrace is a symbolic link \(made by user\
+ $nobody\): not followed, not replaced; no rank is traced$"
   else
-    says "^scaleguard: trace: rank 0: $shared is writable by every user and not sticky \(mode 0777\): not used; no rank is traced$"
+    says "^scaleguard: trace: rank 0: $shared is writable by every user and not sticky\
+ \(mode 0777\): not used; no rank is traced$"
   fi
   says 'scaleguard: trace:' # once, not once per rank
   [[ $(readlink "$shared/rank-0.sgtrace") == "$victim" ]] || fail "the planted link was changed"
@@ -98,7 +101,8 @@ watchdog_planted)
   as_nobody ln -s "$victim" "$base/slurm-4242.0/rank-0"
   traced_job "$@" env LD_PRELOAD="$SG_LIB" SCALEGUARD_WATCHDOG=30 SCALEGUARD_WATCHDOG_DIR="$base" \
     SLURM_JOB_ID=4242 SLURM_STEP_ID=0 "$SG_TRACED" 2
-  says "^scaleguard: watchdog: rank 0: $base/slurm-4242.0 is owned by user $(id -u nobody), not by this user \(0\) or root: not used; no rank is watched$"
+  says "^scaleguard: watchdog: rank 0: $base/slurm-4242.0 is owned by user $nobody, not by\
+ this user \(0\) or root: not used; no rank is watched$"
   says 'scaleguard: watchdog:'
   victim_intact
   ;;
@@ -112,7 +116,8 @@ viewer_link)
   "$SG_VIEWER" --out "$shared/out" "$work/trace" >"$output" 2>&1
   status=$?
   [[ $status == 1 ]] || fail "scaleguard-trace's exit status is $status, not 1"
-  says "^scaleguard-trace: cannot write $shared/out.md: is a symbolic link \(made by user $(id -u nobody)\): not followed, not replaced$"
+  says "^scaleguard-trace: cannot write $shared/out.md: is a symbolic link \(made by user\
+ $nobody\): not followed, not replaced$"
   victim_intact
   ;;
 ini_link_own | ini_link_planted)
@@ -139,7 +144,8 @@ ini_link_own | ini_link_planted)
     [[ $(readlink "$link") == site.ini ]] || fail "the link points elsewhere"
   else
     [[ $status == 1 ]] || fail "scaleguard-ini's exit status is $status, not 1"
-    says "$link: cannot write: is a symbolic link made by user $(id -u nobody), not by this user \(0\) or root: not followed"
+    says "$link: cannot write: is a symbolic link made by user $nobody, not by this user\
+ \(0\) or root: not followed"
     cmp -s "$ini" "$work/site.orig" || fail "the link's target $ini was written"
     [[ $(readlink "$link") == "$ini" ]] || fail "the planted link was changed"
   fi
@@ -147,14 +153,16 @@ ini_link_own | ini_link_planted)
 trace_buffer)
   traced_job "$@" env LD_PRELOAD="$SG_LIB" SCALEGUARD_TRACE="$work/trace" \
     SCALEGUARD_TRACE_BUFFER=1000G "$SG_TRACED" 2
-  says '^scaleguard: trace: rank 0: no memory for a buffer of 1073741824000 bytes \(SCALEGUARD_TRACE_BUFFER\); no rank is traced$'
+  says '^scaleguard: trace: rank 0: no memory for a buffer of 1073741824000 bytes'\
+' \(SCALEGUARD_TRACE_BUFFER\); no rank is traced$'
   says 'scaleguard: trace:'
   [[ ! -e $work/trace ]] || fail "the trace directory was left"
   ;;
 trace_buffer_word)
   traced_job "$@" env LD_PRELOAD="$SG_LIB" SCALEGUARD_TRACE="$work/trace" \
     SCALEGUARD_TRACE_BUFFER=12X "$SG_TRACED" 2
-  says '^scaleguard: trace: SCALEGUARD_TRACE_BUFFER=12X is not a size from 64K to 1T \(bytes, or with K, M or G\); using 4M$'
+  says '^scaleguard: trace: SCALEGUARD_TRACE_BUFFER=12X is not a size from 64K to 1T'\
+' \(bytes, or with K, M or G\); using 4M$'
   says 'scaleguard: trace:'
   for rank in 0 1; do
     [[ -f $work/trace/rank-$rank.sgtrace ]] || fail "rank $rank wrote no trace"
