@@ -12,7 +12,6 @@
  * and directory is made through files/safe_file.h: the directories 0700,
  * the files 0600, never through a link. */
 #include "record.h"
-#include "safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "safe_file.h"
 
 static struct {
     double limit, period;
@@ -183,9 +184,9 @@ static void *watch(void *unused)
         pthread_mutex_unlock(&helper.lock);
         sg_watch_snapshot(&own);
         double now = sg_watch_now(), held = now - own.since;
-        char unused[256];
+        char ignored[256]; /* a state not written: the next one is */
         if (own.serial != written && held >= helper.limit / 4) {
-            write_state(&own, unused, sizeof unused);
+            write_state(&own, ignored, sizeof ignored);
             written = own.serial;
         }
         if (reporting != UINT64_MAX && own.serial != reporting) {
