@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(char *why, size_t why_size, const char *format, const char *text)
+static int fail(char *why, size_t why_size, const char *text)
 {
-    snprintf(why, why_size, format, text);
+    snprintf(why, why_size, "%s", text);
     return -1;
 }
 
@@ -31,7 +31,7 @@ static int check_directory(int fd, char *why, size_t why_size)
     if (fstat(fd, &status) != 0)
         return fail_errno(why, why_size, "cannot look at it", errno);
     if (!S_ISDIR(status.st_mode))
-        return fail(why, why_size, "%s", "is not a directory");
+        return fail(why, why_size, "is not a directory");
     if (status.st_uid != geteuid() && status.st_uid != 0) {
         snprintf(why, why_size, "is owned by user %lu, not by this user (%lu) or root: "
                  "not used", (unsigned long)status.st_uid, (unsigned long)geteuid());
@@ -141,7 +141,7 @@ int sg_safe_begin(int dir, const char *name, mode_t mode, struct sg_safe_file *f
     file->dir = dir;
     if (strchr(name, '/') != NULL || snprintf(file->name, sizeof file->name, "%s", name) >=
                                          (int)sizeof file->name)
-        return fail(why, why_size, "%s", "is not a plain file name of under 256 characters");
+        return fail(why, why_size, "is not a plain file name of under 256 characters");
     if (check_target(dir, name, why, why_size) != 0)
         return -1;
     for (int attempt = 0; attempt < 100 && file->fd < 0; attempt++) {
@@ -264,7 +264,7 @@ int sg_safe_parent(const char *path, char *name, size_t name_size, char *why, si
     const char *base = slash ? slash + 1 : path;
     char directory[PATH_MAX];
     if (*base == '\0')
-        return fail(why, why_size, "%s", "names a directory, not a file");
+        return fail(why, why_size, "names a directory, not a file");
     if (snprintf(name, name_size, "%s", base) >= (int)name_size ||
         snprintf(directory, sizeof directory, "%.*s", slash == NULL ? 1
                  : slash == path ? 1 : (int)(slash - path), slash == NULL ? "." : path) >=
