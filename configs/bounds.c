@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "safe_file.h"
+
 static const char *const failure_names[] = {
     [SG_FAILURE_UNKNOWN] = "unknown",     [SG_FAILURE_CRASH] = "crash",
     [SG_FAILURE_HANG] = "hang",           [SG_FAILURE_MPI_ERROR] = "mpi-error",
@@ -1168,50 +1170,40 @@ static int write_all(int fd, const char *data, size_t length)
     return 0;
 }
 
-/* Writes `content` next to `path` and renames it over `path`. */
+/* Writes `content` next to `path` and renames it over `path`, safely
+ * (files/safe_file.h): a symbolic link `path` (made by this user or root)
+ * stays, and the file it points to is replaced in that file's directory. */
 static int write_atomically(const char *path, const struct text *content, mode_t mode,
                             char *reason, size_t reason_size)
 {
-    const char *slash = strrchr(path, '/');
-    int directory_length = slash ? (int)(slash - path + 1) : 0;
-    const char *base = slash ? slash + 1 : path;
-    size_t size = strlen(path) + 64;
-    char *temporary = malloc(size);
-    if (!temporary) {
-        snprintf(reason, reason_size, "out of memory");
+    char target[PATH_MAX], name[256], why[200];
+    struct sg_safe_file file;
+    int dir = -1;
+    if (sg_safe_resolve(path, target, sizeof target, reason, reason_size) != 0)
+        return -1;
+    if ((dir = sg_safe_parent(target, name, sizeof name, why, sizeof why)) < 0 ||
+        sg_safe_begin(dir, name, 0666, &file, why, sizeof why) != 0) {
+        int linked = strcmp(target, path) != 0;
+        if (snprintf(reason, reason_size, "%s%s%s", linked ? target : "", linked ? " " : "",
+                     why) >= (int)reason_size)
+            describe_errno(ENAMETOOLONG, reason, reason_size);
+        if (dir >= 0)
+            close(dir);
         return -1;
     }
-    int fd = -1;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    for (unsigned attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(temporary, size, "%.*s.%s.%ld.%lx.%u", directory_length, path, base,
-                 (long)getpid(), (unsigned long)now.tv_nsec, attempt);
-        /* O_EXCL instead of mkstemp: new files then get the umask's mode. */
-        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
+    /* new files get the umask's mode; a replaced one keeps its own */
+    int failed = write_all(file.fd, content->data, content->length) != 0 ||
+                 (mode && fchmod(file.fd, mode) != 0) || fsync(file.fd) != 0;
+    if (failed) {
         describe_errno(errno, reason, reason_size);
-        free(temporary);
-        return -1;
-    }
-    int failed = write_all(fd, content->data, content->length) != 0 ||
-                 (mode && fchmod(fd, mode) != 0) || fsync(fd) != 0;
-    if (failed)
-        describe_errno(errno, reason, reason_size);
-    if (close(fd) != 0 && !failed) {
+        sg_safe_abandon(&file, 0);
+    } else if (sg_safe_commit(&file, reason, reason_size) != 0)
+        failed = 1;
+    else if (close(file.fd) != 0) {
         failed = 1;
         describe_errno(errno, reason, reason_size);
     }
-    if (!failed && rename(temporary, path) != 0) {
-        failed = 1;
-        describe_errno(errno, reason, reason_size);
-    }
-    if (failed)
-        unlink(temporary);
-    free(temporary);
+    close(dir);
     return failed ? -1 : 0;
 }
 

@@ -54,11 +54,37 @@ void sg_observe_start(double watch_seconds, enum sg_watch_action action, const c
         return;
     /* before the program's first duplicate of it, whose id follows from it */
     sg_comm_identity(MPI_COMM_WORLD);
+    /* Each rank starts what it can; a failure (a directory refused, no
+     * memory) is told once, by the lowest rank that had it, and then that
+     * observer runs on no rank: the watchdog needs every rank's state, the
+     * trace's reader every rank's file. */
+    char watch_why[512] = "", trace_why[512] = "";
+    int rank = 0, procs = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &procs);
+    int watch_failed = watch_seconds > 0 &&
+                       sg_watch_start(watch_seconds, action, job, watch_why, sizeof watch_why) != 0;
+    int trace_failed = trace_dir != NULL &&
+                       sg_trace_start(trace_dir, trace_why, sizeof trace_why) != 0;
+    int mine[2] = {watch_failed ? rank : procs, trace_failed ? rank : procs}, first[2];
+    if (PMPI_Allreduce(mine, first, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        first[0] = first[1] = -1; /* not known alike: neither runs */
+    if (first[0] == rank)
+        fprintf(stderr, "scaleguard: watchdog: rank %d: %s; no rank is watched\n", rank,
+                watch_why);
+    if (first[1] == rank)
+        fprintf(stderr, "scaleguard: trace: rank %d: %s; no rank is traced\n", rank, trace_why);
     int observers = 0;
-    if (watch_seconds > 0 && sg_watch_start(watch_seconds, action, job) == 0)
+    if (watch_seconds > 0 && !watch_failed && first[0] != procs)
+        sg_watch_discard();
+    else if (watch_seconds > 0 && first[0] == procs && sg_watch_run() == 0)
         observers |= SG_OBSERVE_WATCHDOG;
-    if (trace_dir != NULL && sg_trace_start(trace_dir, job) == 0)
+    if (trace_dir != NULL && !trace_failed && first[1] != procs)
+        sg_trace_discard();
+    else if (trace_dir != NULL && first[1] == procs) {
+        sg_trace_begin(job);
         observers |= SG_OBSERVE_TRACE;
+    }
     atomic_store(&sg_observing, observers);
 }
 

@@ -7,20 +7,19 @@
 #include "trace.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "collective.h"
 #include "mpit.h"
 #include "records.h"
+#include "safe_file.h"
 
 int sg_ticks_from_tsc;
 
@@ -43,6 +42,9 @@ static struct {
     int threaded; /* MPI_THREAD_MULTIPLE: the lock is taken */
     int fd;
     char path[PATH_MAX];
+    int dir_fd, made_dir;   /* until sg_trace_begin or sg_trace_discard */
+    char dir[PATH_MAX];
+    struct sg_safe_file file;
     uint64_t *data; /* the buffer: records of whole words */
     size_t used, size; /* words */
     uint64_t calls, lost;
@@ -61,7 +63,7 @@ static struct {
     int pvars, events;      /* performance variables, event types (mpit.h) */
     uint64_t pvar_period;   /* ticks between two readings of them */
     uint64_t pvar_read_at;  /* ticks of the last reading; 0: none yet */
-} trace = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} trace = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .dir_fd = -1};
 
 static void lock(void)
 {
@@ -174,11 +176,6 @@ static uint16_t name_id_locked(const char *name)
     return 0;
 }
 
-static int make_directory(const char *path)
-{
-    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 /* The buffer's size: SCALEGUARD_TRACE_BUFFER bytes (with a K, M or G), by
  * default 4 MiB; a value not understood is told by rank 0 (every rank reads
  * the same), and the default taken. */
@@ -227,26 +224,59 @@ static uint64_t ticks_in(uint64_t ns)
     return (uint64_t)((double)ticks * (double)ns / (double)(now - ns0));
 }
 
-int sg_trace_start(const char *dir, const char *job)
+int sg_trace_start(const char *dir, char *why, size_t why_size)
+{
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    size_t bytes = buffer_size(rank);
+    trace.size = bytes / sizeof *trace.data;
+    trace.data = malloc(bytes);
+    if (trace.data == NULL) {
+        snprintf(why, why_size, "no memory for a buffer of %zu bytes (SCALEGUARD_TRACE_BUFFER)",
+                 bytes);
+        return -1;
+    }
+    char name[64], reason[256];
+    snprintf(name, sizeof name, "rank-%d.sgtrace", rank);
+    if (snprintf(trace.dir, sizeof trace.dir, "%s", dir) >= (int)sizeof trace.dir ||
+        snprintf(trace.path, sizeof trace.path, "%s/%s", dir, name) >= (int)sizeof trace.path)
+        snprintf(why, why_size, "%s: %s", dir, strerror(ENAMETOOLONG));
+    else if ((trace.dir_fd = sg_safe_dir(dir, 1, &trace.made_dir, reason, sizeof reason)) < 0)
+        snprintf(why, why_size, "%s %s", dir, reason);
+    else if (sg_safe_begin(trace.dir_fd, name, 0600, &trace.file, reason, sizeof reason) != 0 ||
+             sg_safe_commit(&trace.file, reason, sizeof reason) != 0)
+        snprintf(why, why_size, "%s %s", trace.path, reason);
+    else {
+        trace.fd = trace.file.fd;
+        return 0;
+    }
+    sg_trace_discard();
+    return -1;
+}
+
+void sg_trace_discard(void)
+{
+    if (trace.fd >= 0)
+        sg_safe_abandon(&trace.file, 1);
+    trace.fd = -1;
+    if (trace.dir_fd >= 0) {
+        close(trace.dir_fd);
+        if (trace.made_dir)
+            rmdir(trace.dir); /* when empty: no other rank's file */
+    }
+    trace.dir_fd = -1;
+    free(trace.data);
+    trace.data = NULL;
+}
+
+void sg_trace_begin(const char *job)
 {
     int rank, procs, provided = MPI_THREAD_SINGLE;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
     PMPI_Query_thread(&provided);
-    size_t bytes = buffer_size(rank);
-    trace.size = bytes / sizeof *trace.data;
-    trace.data = malloc(bytes);
-    errno = ENAMETOOLONG;
-    if (trace.data == NULL || make_directory(dir) != 0 ||
-        snprintf(trace.path, sizeof trace.path, "%s/rank-%d.sgtrace", dir, rank) >=
-            (int)sizeof trace.path ||
-        (trace.fd = open(trace.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-        fprintf(stderr, "scaleguard: trace: cannot write %s/rank-%d.sgtrace (%s); rank %d is not "
-                        "traced\n", dir, rank, strerror(errno), rank);
-        free(trace.data);
-        trace.data = NULL;
-        return -1;
-    }
+    close(trace.dir_fd);
+    trace.dir_fd = -1;
     trace.threaded = provided == MPI_THREAD_MULTIPLE;
     sg_ticks_from_tsc = invariant_tsc();
     char host[64] = "?", library[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
@@ -275,7 +305,6 @@ int sg_trace_start(const char *dir, const char *job)
     trace.events = sg_mpit_events_start() > 0;
     if (trace.pvars)
         trace.pvar_period = ticks_in(1000000);
-    return 0;
 }
 
 uint64_t sg_trace_next_index(void)

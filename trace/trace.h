@@ -8,6 +8,7 @@
 #ifndef SCALEGUARD_TRACE_H
 #define SCALEGUARD_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "comm_identity.h"
@@ -28,9 +29,15 @@ struct sg_trace_call {
     uint64_t signature; /* sg_observe_signature */
 };
 
-/* At MPI_Init, on every rank tracing (after the ranks agreed): opens the
- * rank's file. Returns 0, or -1 when this rank cannot trace (told). */
-int sg_trace_start(const char *dir, const char *job);
+/* At MPI_Init, on every rank tracing (after the ranks agreed on the
+ * setting): the buffer, the directory (made 0700 when missing) and the
+ * rank's file (0600), made safely (files/safe_file.h). Returns 0, or -1
+ * with what failed or was refused in `why` (nothing printed). Then every
+ * rank either begins (all could start; `job` names the job in the header)
+ * or discards (some could not: its file and the directory it made go). */
+int sg_trace_start(const char *dir, char *why, size_t why_size);
+void sg_trace_begin(const char *job);
+void sg_trace_discard(void);
 
 /* The number of the call entered now: 1, 2, ... */
 uint64_t sg_trace_next_index(void);

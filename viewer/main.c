@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "model.h"
+#include "safe_file.h"
 
 static void usage(FILE *out)
 {
@@ -31,17 +33,33 @@ static int output(const char *prefix, const char *suffix, char *path, size_t siz
         fprintf(stderr, "scaleguard-trace: %s%s: too long a path\n", prefix, suffix);
         return -1;
     }
-    FILE *out = fopen(path, "w");
-    if (out == NULL) {
-        fprintf(stderr, "scaleguard-trace: cannot write %s (%s)\n", path, strerror(errno));
+    /* made safely (files/safe_file.h): an output of an earlier run is
+     * replaced, anything else there (a link, another user's file) is not */
+    char name[256], why[256];
+    struct sg_safe_file file;
+    int dir = sg_safe_parent(path, name, sizeof name, why, sizeof why);
+    if (dir < 0 || sg_safe_begin(dir, name, 0600, &file, why, sizeof why) != 0) {
+        fprintf(stderr, "scaleguard-trace: cannot write %s: %s\n", path, why);
+        if (dir >= 0)
+            close(dir);
         return -1;
     }
-    int err = write(t, g, dot_path, out);
-    if (fclose(out) != 0 || err != 0) {
+    FILE *out = fdopen(file.fd, "w");
+    int failed = out == NULL || write(t, g, dot_path, out) != 0;
+    if (out != NULL && fclose(out) != 0)
+        failed = 1;
+    else if (out == NULL)
+        close(file.fd);
+    file.fd = -1;
+    if (failed) {
         fprintf(stderr, "scaleguard-trace: writing %s failed\n", path);
-        return -1;
+        sg_safe_abandon(&file, 0);
+    } else if (sg_safe_commit(&file, why, sizeof why) != 0) {
+        fprintf(stderr, "scaleguard-trace: cannot write %s: %s\n", path, why);
+        failed = 1;
     }
-    return 0;
+    close(dir);
+    return failed ? -1 : 0;
 }
 
 static int summary(const struct trace *t, const struct graph *g, const char *dot, FILE *out)

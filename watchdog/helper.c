@@ -5,9 +5,12 @@
  * DIR/<job>/rank-N (write, then rename: a reader sees a whole file), so a
  * busy rank writes nothing and a stuck one within a fraction of the limit.
  * When its rank has been in one call past the limit, the first rank to
- * take DIR/<job>/report (O_EXCL) reads every rank's file and tells; the
- * others stay quiet. The report is taken again only after that call ends
- * (report: a later hang is told too). */
+ * take DIR/<job>/report (O_EXCL) reads every rank's file, tells, and keeps
+ * what it read in DIR/<job>/hang-K (the K-th report of the job), which
+ * MPI_Finalize leaves; the others stay quiet. The report is taken again
+ * only after that call ends (report: a later hang is told too). Every file
+ * and directory is made through files/safe_file.h: the directories 0700,
+ * the files 0600, never through a link. */
 #include "record.h"
 
 #include <errno.h>
@@ -21,57 +24,83 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safe_file.h"
+
 static struct {
     double limit, period;
     enum sg_watch_action action;
     char dir[PATH_MAX - 64];   /* DIR/<job>, absolute; room left for a file's name */
     char base[PATH_MAX - 256]; /* DIR; room left for <job> */
-    int default_base;        /* DIR is the layer's own, removed when empty */
+    char job[128];
+    int base_fd, dir_fd;       /* the checked directories (safe_file.h) */
+    int default_base;          /* DIR is the layer's own, removed when empty */
     int rank, procs, pid;
     char host[64];
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int stop, running;
-} helper = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+} helper = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+          .base_fd = -1, .dir_fd = -1};
 
-static void rank_file(int rank, char *path, size_t size, const char *suffix)
+static void rank_file(int rank, char *name, size_t size)
 {
-    snprintf(path, size, "%s/rank-%d%s", helper.dir, rank, suffix);
+    snprintf(name, size, "rank-%d", rank);
 }
 
-static void write_state(struct sg_watch_view *v)
+/* Written whole (write, then rename): returns 0, or -1 with `why`. */
+static int write_state(struct sg_watch_view *v, char *why, size_t why_size)
 {
-    char text[2048], path[PATH_MAX], temporary[PATH_MAX];
+    char text[2048], name[32];
     int length = sg_watch_format(v, text, sizeof text);
-    if (length < 0 || (size_t)length >= sizeof text)
-        return;
-    rank_file(helper.rank, path, sizeof path, "");
-    rank_file(helper.rank, temporary, sizeof temporary, ".new");
-    int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    ssize_t written = write(fd, text, (size_t)length);
-    close(fd);
-    if (written == length)
-        rename(temporary, path);
+    if (length < 0 || (size_t)length >= sizeof text) {
+        snprintf(why, why_size, "its state does not fit %zu bytes", sizeof text);
+        return -1;
+    }
+    rank_file(helper.rank, name, sizeof name);
+    return sg_safe_replace(helper.dir_fd, name, text, (size_t)length, 0600, 0, why, why_size);
 }
 
 /* Rank `rank`'s state as its file tells it (SG_WATCH_MISSING without one). */
 static void read_state(int rank, struct sg_watch_view *v)
 {
-    char path[PATH_MAX], text[2048], error[128];
-    rank_file(rank, path, sizeof path, "");
-    FILE *file = fopen(path, "re");
-    size_t length = file ? fread(text, 1, sizeof text - 1, file) : 0;
-    if (file)
-        fclose(file);
-    text[length] = '\0';
-    if (file == NULL || sg_watch_parse(text, v, error, sizeof error) != 0) {
+    char name[32], text[2048], error[128];
+    rank_file(rank, name, sizeof name);
+    int fd = sg_safe_open_read(helper.dir_fd, name);
+    ssize_t got = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    text[got > 0 ? got : 0] = '\0';
+    if (got <= 0 || sg_watch_parse(text, v, error, sizeof error) != 0) {
         memset(v, 0, sizeof *v);
         v->kind = SG_WATCH_MISSING;
     }
     v->rank = rank;
+}
+
+/* Keep what a report read: the report, then every rank's state as read,
+ * in hang-K (the first K free). Returns 0 with its name, or -1. */
+static int keep_states(const char *report, const struct sg_watch_view *views, char *name,
+                       size_t name_size)
+{
+    int fd = -1;
+    for (int k = 1; k <= 1000 && fd < 0; k++) {
+        snprintf(name, name_size, "hang-%d", k);
+        fd = sg_safe_create(helper.dir_fd, name, 0600);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    if (fd < 0)
+        return -1;
+    int failed = sg_safe_write_all(fd, report, strlen(report)) != 0;
+    for (int r = 0; r < helper.procs && !failed; r++) {
+        char text[2048];
+        int length = sg_watch_format(&views[r], text, sizeof text);
+        failed = length < 0 || (size_t)length >= sizeof text ||
+                 sg_safe_write_all(fd, "\n", 1) != 0 ||
+                 sg_safe_write_all(fd, text, (size_t)length) != 0;
+    }
+    return close(fd) == 0 && !failed ? 0 : -1;
 }
 
 /* Its rank has been in one call past the limit: read every rank's state
@@ -103,8 +132,14 @@ static int look(const struct sg_watch_view *own, double now)
             (told = take_report())) {
             int length = sg_watch_diagnose(views, helper.procs, helper.rank, now, helper.limit,
                                            text, size);
-            fprintf(stderr, "%s%sscaleguard: watchdog: the states are in %s\n", text,
-                    (size_t)length >= size ? "\n" : "", helper.dir);
+            const char *cut = (size_t)length >= size ? "\n" : "";
+            char kept[32];
+            if (keep_states(text, views, kept, sizeof kept) == 0)
+                fprintf(stderr, "%s%sscaleguard: watchdog: the states it read are kept in "
+                                "%s/%s\n", text, cut, helper.dir, kept);
+            else
+                fprintf(stderr, "%s%sscaleguard: watchdog: the states it read could not be "
+                                "kept in %s (%s)\n", text, cut, helper.dir, strerror(errno));
         }
     }
     fflush(stderr);
@@ -117,9 +152,7 @@ static int look(const struct sg_watch_view *own, double now)
 /* The right to report (one rank of the job at a time). */
 static int take_report(void)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/report", helper.dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = sg_safe_create(helper.dir_fd, "report", 0600);
     if (fd < 0)
         return 0;
     dprintf(fd, "rank %d\n", helper.rank);
@@ -127,12 +160,7 @@ static int take_report(void)
     return 1;
 }
 
-static void give_report_back(void)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/report", helper.dir);
-    unlink(path);
-}
+static void give_report_back(void) { unlinkat(helper.dir_fd, "report", 0); }
 
 static void *watch(void *unused)
 {
@@ -156,8 +184,9 @@ static void *watch(void *unused)
         pthread_mutex_unlock(&helper.lock);
         sg_watch_snapshot(&own);
         double now = sg_watch_now(), held = now - own.since;
+        char ignored[256]; /* a state not written: the next one is */
         if (own.serial != written && held >= helper.limit / 4) {
-            write_state(&own);
+            write_state(&own, ignored, sizeof ignored);
             written = own.serial;
         }
         if (reporting != UINT64_MAX && own.serial != reporting) {
@@ -182,12 +211,24 @@ static void *watch(void *unused)
     return NULL;
 }
 
-static int make_directory(const char *path)
+/* Close the directories, removing the job's (checked: the job's own) and
+ * the layer's default DIR when empty: the last rank out removes them. */
+static void close_directories(void)
 {
-    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+    if (helper.dir_fd >= 0) {
+        close(helper.dir_fd);
+        unlinkat(helper.base_fd, helper.job, AT_REMOVEDIR);
+    }
+    if (helper.base_fd >= 0) {
+        close(helper.base_fd);
+        if (helper.default_base)
+            rmdir(helper.base);
+    }
+    helper.dir_fd = helper.base_fd = -1;
 }
 
-int sg_watch_start(double seconds, enum sg_watch_action action, const char *job)
+int sg_watch_start(double seconds, enum sg_watch_action action, const char *job, char *why,
+                   size_t why_size)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &helper.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &helper.procs);
@@ -198,27 +239,52 @@ int sg_watch_start(double seconds, enum sg_watch_action action, const char *job)
     helper.period = seconds / 8 < 1 ? seconds / 8 : 1;
     helper.action = action;
     const char *dir = getenv("SCALEGUARD_WATCHDOG_DIR");
-    char cwd[PATH_MAX / 2] = "";
+    char cwd[PATH_MAX / 2] = "", reason[256];
     helper.default_base = dir == NULL || *dir == '\0';
     if (helper.default_base)
         dir = ".scaleguard-watchdog";
     if (dir[0] != '/' && getcwd(cwd, sizeof cwd) == NULL) /* the program may change it */
         cwd[0] = '\0';
+    snprintf(helper.job, sizeof helper.job, "%s", job);
     int fits = snprintf(helper.base, sizeof helper.base, "%s%s%s", cwd, cwd[0] ? "/" : "", dir) <
                    (int)sizeof helper.base &&
                snprintf(helper.dir, sizeof helper.dir, "%s/%s", helper.base, job) <
                    (int)sizeof helper.dir;
-    errno = ENAMETOOLONG;
-    if (!fits || make_directory(helper.base) != 0 || make_directory(helper.dir) != 0) {
-        fprintf(stderr, "scaleguard: watchdog: cannot make %s (%s); rank %d is not watched\n",
-                helper.dir, strerror(errno), helper.rank);
+    if (!fits)
+        snprintf(why, why_size, "%s/%s: %s", helper.base, job, strerror(ENAMETOOLONG));
+    else if ((helper.base_fd = sg_safe_dir(helper.base, 1, NULL, reason, sizeof reason)) < 0)
+        snprintf(why, why_size, "%s %s", helper.base, reason);
+    else if ((helper.dir_fd = sg_safe_subdir(helper.base_fd, job, 1, NULL, reason,
+                                             sizeof reason)) < 0)
+        snprintf(why, why_size, "%s %s", helper.dir, reason);
+    if (helper.dir_fd < 0) {
+        close_directories();
         return -1;
     }
     sg_watch_mark(SG_WATCH_OUTSIDE, "");
     struct sg_watch_view own = {.rank = helper.rank, .pid = helper.pid};
     snprintf(own.host, sizeof own.host, "%s", helper.host);
     sg_watch_snapshot(&own);
-    write_state(&own); /* from now on, no file means finished */
+    char name[32];
+    rank_file(helper.rank, name, sizeof name);
+    if (write_state(&own, reason, sizeof reason) != 0) { /* from now on, no file: finished */
+        snprintf(why, why_size, "%s/%s %s", helper.dir, name, reason);
+        close_directories();
+        return -1;
+    }
+    return 0;
+}
+
+void sg_watch_discard(void)
+{
+    char name[32];
+    rank_file(helper.rank, name, sizeof name);
+    unlinkat(helper.dir_fd, name, 0);
+    close_directories();
+}
+
+int sg_watch_run(void)
+{
     atomic_store(&sg_watching, 1);
     if (pthread_create(&helper.thread, NULL, watch, NULL) != 0) {
         atomic_store(&sg_watching, 0);
@@ -234,9 +300,9 @@ double sg_watch_hold_seconds(void) { return helper.limit + 4 * helper.period; }
 
 int sg_watch_ending(void)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/report", helper.dir);
-    return helper.action == SG_WATCH_ABORT && access(path, F_OK) == 0;
+    struct stat status;
+    return helper.action == SG_WATCH_ABORT && helper.dir_fd >= 0 &&
+           fstatat(helper.dir_fd, "report", &status, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 void sg_watch_finalizing(void)
@@ -256,12 +322,5 @@ void sg_watch_stop(void)
     pthread_mutex_unlock(&helper.lock);
     pthread_join(helper.thread, NULL);
     helper.running = 0;
-    char path[PATH_MAX];
-    rank_file(helper.rank, path, sizeof path, "");
-    unlink(path);
-    rank_file(helper.rank, path, sizeof path, ".new");
-    unlink(path);
-    rmdir(helper.dir); /* the last rank out removes it; a report keeps it */
-    if (helper.default_base)
-        rmdir(helper.base);
+    sg_watch_discard(); /* a report's hang-K keeps the directory */
 }

@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "comm_identity.h"
 #include "observed_call.h"
@@ -47,9 +48,15 @@ enum sg_watch_action { SG_WATCH_REPORT, SG_WATCH_ABORT };
 #define SG_WATCH_ABORT_CODE 14 /* the exit code of the reporting rank */
 
 /* At MPI_Init, on every rank, once the ranks agreed on the setting; `job`
- * names the job's directory, the same on every rank. Returns 0, or -1 when
- * this rank cannot watch (told once). */
-int sg_watch_start(double seconds, enum sg_watch_action action, const char *job);
+ * names the job's directory, the same on every rank. Makes (0700) and
+ * checks the directories and writes the rank's first state (0600), safely
+ * (files/safe_file.h). Returns 0, or -1 with what failed or was refused in
+ * `why` (nothing printed). Then every rank either runs (every rank could
+ * start: the helper thread starts) or discards (some could not). */
+int sg_watch_start(double seconds, enum sg_watch_action action, const char *job, char *why,
+                   size_t why_size);
+int sg_watch_run(void);
+void sg_watch_discard(void);
 
 /* MPI_Finalize is entered: its state, for the other ranks to see. */
 void sg_watch_finalizing(void);
