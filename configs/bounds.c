@@ -994,6 +994,38 @@ static const char *file_kind(mode_t mode)
                             : "of another kind";
 }
 
+/* Opens a bounds INI to read: a regular file of at most
+ * SG_BOUNDS_MAX_BYTES. O_NONBLOCK: opening a FIFO must not wait for a
+ * writer (it is then refused, as is anything else that is not a regular
+ * file, such as /dev/zero, whose reading would never end). Returns the
+ * descriptor, or -1 with errno kept and the message in `message`. */
+static int open_bounds_file(const char *path, struct stat *info, char *message,
+                            size_t message_size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, info) != 0) {
+        int saved = errno;
+        char reason[128];
+        describe_errno(saved, reason, sizeof reason);
+        if (fd >= 0)
+            close(fd);
+        snprintf(message, message_size, "cannot open: %s", reason);
+        errno = saved;
+        return -1;
+    }
+    if (!S_ISREG(info->st_mode))
+        snprintf(message, message_size, "not a regular file (%s): a bounds INI is a file",
+                 file_kind(info->st_mode));
+    else if ((uintmax_t)info->st_size > SG_BOUNDS_MAX_BYTES)
+        snprintf(message, message_size, "larger than %u MiB: not a bounds INI",
+                 SG_BOUNDS_MAX_BYTES >> 20);
+    else
+        return fd;
+    close(fd);
+    errno = EINVAL;
+    return -1;
+}
+
 int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn *warn,
                    void *warn_context, char *error, size_t error_size)
 {
@@ -1006,37 +1038,17 @@ int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn
         report(error, error_size, "(null)", 0, "no file name");
         return -1;
     }
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then
-     * refused, as is anything else that is not a regular file, such as
-     * /dev/zero, whose reading would never end). */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    char message[192];
     struct stat info;
-    char reason[128], message[192];
-    if (fd < 0 || fstat(fd, &info) != 0) {
-        describe_errno(errno, reason, sizeof reason);
-        if (fd >= 0)
-            close(fd);
-        snprintf(message, sizeof message, "cannot open: %s", reason);
-        report(error, error_size, path, 0, message);
-        return -1;
-    }
-    const char *refused = NULL;
-    if (!S_ISREG(info.st_mode)) {
-        snprintf(message, sizeof message, "not a regular file (%s): a bounds INI is a file",
-                 file_kind(info.st_mode));
-        refused = message;
-    } else if ((uintmax_t)info.st_size > SG_BOUNDS_MAX_BYTES) {
-        snprintf(message, sizeof message, "larger than %u MiB: not a bounds INI",
-                 SG_BOUNDS_MAX_BYTES >> 20);
-        refused = message;
-    }
-    FILE *file = refused ? NULL : fdopen(fd, "r");
+    int fd = open_bounds_file(path, &info, message, sizeof message);
+    FILE *file = fd < 0 ? NULL : fdopen(fd, "r");
     if (!file) {
-        if (!refused) {
+        if (fd >= 0) {
+            char reason[128];
             describe_errno(errno, reason, sizeof reason);
             snprintf(message, sizeof message, "cannot open: %s", reason);
+            close(fd);
         }
-        close(fd);
         report(error, error_size, path, 0, message);
         return -1;
     }
@@ -1124,29 +1136,32 @@ static int read_whole(const char *path, struct text *content, mode_t *mode, char
                       size_t reason_size)
 {
     *mode = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        describe_errno(errno, reason, reason_size);
-        return -1;
-    }
     struct stat status;
-    if (fstat(fd, &status) == 0)
-        *mode = status.st_mode & 07777;
+    int fd = open_bounds_file(path, &status, reason, reason_size);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    *mode = status.st_mode & 07777;
     char chunk[4096];
     for (;;) {
         ssize_t got = read(fd, chunk, sizeof chunk);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            describe_errno(errno, reason, reason_size);
+            char why[128];
+            describe_errno(errno, why, sizeof why);
+            snprintf(reason, reason_size, "cannot read: %s", why);
             close(fd);
             return -1;
         }
         if (got == 0)
             break;
         append(content, chunk, (size_t)got);
+        if (content->length > SG_BOUNDS_MAX_BYTES) { /* it grew since fstat */
+            snprintf(reason, reason_size, "larger than %u MiB: not a bounds INI",
+                     SG_BOUNDS_MAX_BYTES >> 20);
+            close(fd);
+            return -1;
+        }
     }
     close(fd);
     if (content->failed) {
@@ -1435,11 +1450,8 @@ int sg_bounds_replace(const char *path, const char *section, const char *const *
     struct text old = {0}, out = {0};
     mode_t mode;
     int status = read_whole(path, &old, &mode, reason, sizeof reason);
-    if (status != 0) {
-        char message[320];
-        snprintf(message, sizeof message, "cannot read: %s", reason);
-        report(error, error_size, path, 0, message);
-    }
+    if (status != 0)
+        report(error, error_size, path, 0, reason);
     if (status == 0) {
         status = build(&old, section, keys, entry_count, schema, &out, reason, sizeof reason);
         if (status != 0)
