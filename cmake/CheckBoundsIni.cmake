@@ -12,9 +12,9 @@ function(sg_check_bounds_ini file)
   set(source ${SG_CHECK_BOUNDS_INI_SOURCE})
   set(sources configs/scaleguard-ini.c configs/bounds.c configs/cvars.c
               fingerprint/algorithms.c detectors/displs.c detectors/trigger.c
-              detectors/classify.c detectors/routines.c)
+              detectors/classify.c detectors/routines.c files/safe_file.c)
   list(TRANSFORM sources PREPEND ${source}/)
-  set(includes ${source}/configs ${source}/fingerprint ${source}/detectors)
+  set(includes ${source}/configs ${source}/fingerprint ${source}/detectors ${source}/files)
   try_run(run_status compiled SOURCES ${sources} NO_CACHE
     CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
     COMPILE_DEFINITIONS -D_POSIX_C_SOURCE=200809L
