@@ -16,7 +16,7 @@ static const char usage[] =
     "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
     "       scaleguard-ini classify SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S\n"
     "       scaleguard-ini routines\n"
-    "       scaleguard-ini --help\n"
+    "       scaleguard-ini --help | --version\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
     "dump     loads FILE as check does and prints, tab-separated, a line 'platform'\n"
@@ -222,6 +222,10 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage, stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        puts("scaleguard-ini " SCALEGUARD_VERSION);
         return 0;
     }
     if (argc < 2)

@@ -871,8 +871,9 @@ static void usage(FILE *out)
             "                          of that call over --procs P ranks and on the largest\n"
             "                          rank, without running MPI\n"
             "  -h, --help              this text\n"
+            "      --version           the version of ScaleGuard\n"
             "\n"
-            "Exit status: 0 pass, 2 usage, 3 wrong data, 4 MPI error, 5 out of memory.\n");
+            "Exit status: 0 pass, 2 usage error, 3 wrong data, 4 MPI error, 5 out of memory.\n");
 }
 
 __attribute__((format(printf, 1, 2))) static int bad_usage(const char *format, ...)
@@ -938,7 +939,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         OPT_PROCS,
         OPT_LATE,
         OPT_BLOCKING_FIRST,
-        OPT_CVAR
+        OPT_CVAR,
+        OPT_VERSION
     };
     static const struct option longs[] = {
         {"routine", required_argument, NULL, 'c'},
@@ -957,6 +959,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"blocking-first", no_argument, NULL, OPT_BLOCKING_FIRST},
         {"cvar", required_argument, NULL, OPT_CVAR},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     int option, err;
@@ -1020,6 +1023,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         }
         case 'h': usage(stdout); return -1;
+        case OPT_VERSION: puts(PROGRAM " " SCALEGUARD_VERSION); return -1;
         case ':':
             if (strncmp(argv[optind - 1], "--", 2) == 0)
                 return bad_usage("option %s needs an argument", argv[optind - 1]);

@@ -24,6 +24,7 @@
 set -euo pipefail
 
 readonly INT_MAX=2147483647
+readonly VERSION=@PROJECT_VERSION@ # filled in when built
 # Jobs up to this many predicted buffer bytes run their sizes together.
 readonly SMALL_JOB_BYTES=$((256 << 20))
 # What an MPI process needs besides its buffers, for the memory prediction.
@@ -52,6 +53,7 @@ Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --o
                         [--refine bisect|linear] [--state DIR]
                         [--bench-preload LIB]... [--bench-env NAME=VALUE]...
                         [--no-w4] [--layer LIB]
+       scaleguard-probe --help | --version
 
 Finds the largest count n_s at which the collective still works with P
 processes and elements of S bytes (1, 2, 4 or 8), classifies the failure past
@@ -76,8 +78,9 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       (default 30); later limits are 5x the last passing job;
                       a job that reaches its limit runs once more with 2x it
                       before it counts as a hang
-  --memory-limit B    no job predicted to need more than B bytes is run, and
-                      jobs are held to it (default 80% of this node's memory)
+  --memory-limit B    no job predicted to need more than B bytes (with a K, M or
+                      G: KiB, MiB, GiB) is run, and jobs are held to it
+                      (default 80% of this node's memory)
   --refine            bisect (default) or linear (the paper's scan)
   --state DIR         job results, logs (default FILE.state); rerunning with
                       the same arguments reuses every finished job
@@ -127,8 +130,13 @@ while (($#)); do
   option=$1
   case $option in
     --help | -h) usage; exit 0 ;;
+    --version) echo "scaleguard-probe $VERSION"; exit 0 ;;
     --inplace) forms_list=inplace; shift; continue ;;
     --no-w4) w4=0; shift; continue ;;
+    --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
+      --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
+      --bench-preload | --layer | --bench-env) ;;
+    *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
   value=$2
@@ -152,7 +160,6 @@ while (($#)); do
     --bench-env)
       [[ $value == [A-Za-z_]*=* ]] || die_usage "--bench-env '$value' is not NAME=VALUE"
       bench_envs+=("$value") ;;
-    *) die_usage "unknown option '$option'" ;;
   esac
 done
 
@@ -185,7 +192,16 @@ is_count "$time_limit" || die_usage "--time-limit must be a positive number of s
 if [[ -z $memory_limit ]]; then
   memory_limit=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 * 0.8 }' /proc/meminfo)
 fi
-is_count "$memory_limit" || die_usage "--memory-limit must be a positive number of bytes"
+# K, M, G: KiB, MiB, GiB, as SCALEGUARD_TRACE_BUFFER takes them
+if [[ $memory_limit =~ ^([1-9][0-9]{0,8})([KMG])$ ]]; then
+  case ${BASH_REMATCH[2]} in
+    K) memory_limit=$((BASH_REMATCH[1] << 10)) ;;
+    M) memory_limit=$((BASH_REMATCH[1] << 20)) ;;
+    G) memory_limit=$((BASH_REMATCH[1] << 30)) ;;
+  esac
+fi
+is_count "$memory_limit" ||
+  die_usage "--memory-limit must be a positive number of bytes, or of KiB, MiB, GiB with K, M, G"
 [[ -z $layer || -f $layer ]] || die_usage "--layer $layer: no such file"
 for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
@@ -219,8 +235,8 @@ touch "$journal"
 # where the NAME=VALUE fields are times=COUNT:SECONDS,... (one call of each
 # size that finished), fastest=COUNT:SECONDS,... (the fastest of its calls),
 # peaks=COUNT:BYTES,... (the ranks' peak resident memory,
-# summed), waits=COUNT:SHARE,... (the bench's cpu_wait), retried=LIMIT (the job reached that limit once and this is its
-# second run) and started=EPOCH. A line without its final `end` was cut short
+# summed), waits=COUNT:SHARE,... (the bench's cpu_wait), retried=LIMIT
+# (the job reached that limit once and this is its second run) and started=EPOCH. A line without its final `end` was cut short
 # by a kill and does not count.
 declare -A journaled=()
 while IFS=$'\t' read -ra line; do
@@ -365,7 +381,8 @@ run_job() {
     done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\) peak_rss=\([0-9]*\) .*fastest=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' "$log")
     while read -r count value; do
       waited[$count]=$value
-    done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .* cpu_wait=\([0-9.]*\).*/\1 \2/p' "$log")
+    done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .* cpu_wait=\([0-9.]*\).*/\1 \2/p' \
+      "$log")
     [[ -n $library ]] || library=$(sed -n 's/^.*# scaleguard-bench: mpi_library=//p' "$log" | head -1)
     local results=() times=() fastests=() peaks=() waits=() ended=0
     for count in "${counts[@]}"; do

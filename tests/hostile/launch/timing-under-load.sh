@@ -37,7 +37,8 @@ if ! grep -Eq "$busy" "$work/out"; then
   echo "FAIL: the probe did not say that the machine was busy"
   result=1
 fi
-if grep -q 'failure *= *slow' "$work/out.ini" 2>/dev/null || grep -q 'failure=slow' "$work/out"; then
+if grep -q 'failure *= *slow' "$work/out.ini" 2>/dev/null ||
+  grep -q 'failure=slow' "$work/out"; then
   echo "FAIL: a cliff measured on a busy machine was written as failure = slow"
   result=1
 fi
