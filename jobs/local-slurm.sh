@@ -44,6 +44,7 @@ SLURM_CONF.
   status  says which run; exit 0 when all three do, else 3
 Environment: SCALEGUARD_SLURM_PORT (slurmctld's port, 16817; slurmd the next),
 SCALEGUARD_SLURM_CPUS (8), SCALEGUARD_SLURM_CGROUP (auto, yes, no).
+Exit status: 0 done, 1 failed or refused, 2 usage error, 3 (status) not all run.
 EOF
 }
 

@@ -27,7 +27,10 @@ result=0
   { echo "FAIL: exit $status, '$out', expected status=failed exit=137"; result=1; }
 plain="launch-local: the job ended with status 137: 128 + 9, SIGKILL"
 plain+=" (mpiexec killed, or a rank's status passed on)"
-grep -qxF "$plain" "$work/err" || { echo "FAIL: the launcher did not report the signal plainly"; result=1; }
+if ! grep -qxF "$plain" "$work/err"; then
+  echo "FAIL: the launcher did not report the signal plainly"
+  result=1
+fi
 if grep -Eq 'Killed|line [0-9]+:|address_space' "$work/err"; then
   echo "FAIL: bash's own notice of the killed job, naming the launcher's source"
   result=1
