@@ -1247,6 +1247,7 @@ int main(int argc, char **argv)
         return BENCH_USAGE;
     }
     PMPI_Comm_dup(MPI_COMM_WORLD, &b.agree_comm);
+    report_world(&b); /* before anything that may end the job as a usage error */
     if (o.ncvars > 0 && write_cvars(&b, o.cvars, o.ncvars) != 0) {
         MPI_T_finalize();
         MPI_Finalize();
@@ -1267,7 +1268,6 @@ int main(int argc, char **argv)
         library[strcspn(library, "\n")] = '\0';
         printf("# " PROGRAM ": mpi_library=%s\n", library);
     }
-    report_world(&b);
     b.counts = calloc((size_t)b.procs, sizeof *b.counts);
     b.displs = calloc((size_t)b.procs, sizeof *b.displs);
     b.offsets = calloc((size_t)b.procs, sizeof *b.offsets);
