@@ -17,7 +17,7 @@ static const char usage[] =
     "       scaleguard-ini replace FILE SECTION [--entry KEY=VALUE...]...\n"
     "       scaleguard-ini classify SAFE_COUNT TYPE_SIZE PROCS RUNS_2P RUNS_2S\n"
     "       scaleguard-ini routines\n"
-    "       scaleguard-ini --help\n"
+    "       scaleguard-ini --help | --version\n"
     "\n"
     "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
     "         A file that holds nothing the layer uses (only comments) is warned\n"
@@ -261,6 +261,10 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage, stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        puts("scaleguard-ini " SCALEGUARD_VERSION);
         return 0;
     }
     if (argc < 2)

@@ -17,6 +17,7 @@
 
 static const char usage[] =
     "usage: scaleguard-cvars [--against FILE | --algorithms MPI_ROUTINE | --read NAME]\n"
+    "       scaleguard-cvars --help | --version\n"
     "Run as one MPI process (mpiexec -n 1 scaleguard-cvars, or alone). Prints the\n"
     "control variables through which the running MPI chooses its collectives'\n"
     "algorithms (the rule: README, \"The platform fingerprint\"), as KEY=VALUE\n"
@@ -28,8 +29,9 @@ static const char usage[] =
     "choice, one 'VALUE NAME' line each.\n"
     "With --read NAME: the value of the integer control variable NAME as the MPI\n"
     "starts with it (from the environment, e.g. MPIR_CVAR_X=name), without MPI_Init.\n"
-    "Exit status: 0 (--against: nothing differs), 1 something differs, 2 error\n"
-    "(--against: also a FILE with nothing to compare, no mpi_library nor [cvars]).\n";
+    "Exit status: 0 done (--against: nothing differs), 1 something differs, 2 usage\n"
+    "error, the MPI could not be read, or (--against) a FILE with nothing to compare\n"
+    "(no mpi_library nor [cvars]).\n";
 
 extern char **environ;
 
@@ -209,6 +211,10 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage, stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        puts("scaleguard-cvars " SCALEGUARD_VERSION);
         return 0;
     }
     if (!(argc == 1 || (argc == 3 && (strcmp(argv[1], "--against") == 0 ||

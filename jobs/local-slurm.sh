@@ -6,11 +6,15 @@
 #   local-slurm.sh --help
 #
 # Everything lives under DIR (default $SCALEGUARD_SLURM_PREFIX, else
-# /tmp/scaleguard-slurm): a private munged (own key, socket, pid file),
+# /run/scaleguard-slurm): a private munged (own key, socket, pid file),
 # slurmctld and slurmd with their configuration, state, spool and logs. No
 # systemd, no /etc/slurm; clients find the cluster through SLURM_CONF, which
 # `start` prints as `export SLURM_CONF=...` and writes to DIR/env. start and
 # stop are idempotent. Needs root and Debian's `slurm-wlm munge`.
+# DIR must be root's: start and stop refuse a DIR (or a folder above it)
+# that another user owns or can write, and one holding a symbolic link or
+# another user's file, before they write anything (a prefix planted by
+# someone else would have root write where its links point).
 #
 # The cluster: one node with CPUs=8 whatever the core count (so P <= 8 runs
 # on a 2-core machine; slurmd's own count is overridden), memory a consumable
@@ -32,13 +36,15 @@ usage: $(basename "$0") start|stop|status [--prefix DIR]
        $(basename "$0") --help
 A one-node Slurm cluster on this machine (needs root and Debian's slurm-wlm
 munge), all of it under DIR (default \$SCALEGUARD_SLURM_PREFIX, else
-/tmp/scaleguard-slurm). Clients find it through SLURM_CONF.
+/run/scaleguard-slurm), which must be root's alone. Clients find it through
+SLURM_CONF.
   start   starts munged, slurmctld and slurmd (if not running) and prints
           export SLURM_CONF=DIR/etc/slurm.conf (also in DIR/env)
   stop    stops them
   status  says which run; exit 0 when all three do, else 3
 Environment: SCALEGUARD_SLURM_PORT (slurmctld's port, 16817; slurmd the next),
 SCALEGUARD_SLURM_CPUS (8), SCALEGUARD_SLURM_CGROUP (auto, yes, no).
+Exit status: 0 done, 1 failed or refused, 2 usage error, 3 (status) not all run.
 EOF
 }
 
@@ -51,7 +57,7 @@ usage() {
 case $1 in -h | --help) help; exit 0 ;; esac
 action=$1
 shift
-prefix=${SCALEGUARD_SLURM_PREFIX:-/tmp/scaleguard-slurm}
+prefix=${SCALEGUARD_SLURM_PREFIX:-/run/scaleguard-slurm}
 while (($#)); do
   case $1 in
     --prefix) (($# >= 2)) || usage; prefix=$2; shift 2 ;;
@@ -59,7 +65,12 @@ while (($#)); do
   esac
 done
 case $action in start | stop | status) ;; *) usage ;; esac
-prefix=$(realpath -m "$prefix")
+# The folders above DIR resolved, DIR itself not: a link there is refused.
+prefix=${prefix%"${prefix##*[!/]}"}
+[[ -n $prefix && ${prefix##*/} != . && ${prefix##*/} != .. ]] ||
+  { echo "local-slurm: --prefix must name a folder" >&2; exit 2; }
+parent=$(realpath -m "$(dirname "$prefix")")
+prefix=${parent%/}/$(basename "$prefix")
 port=${SCALEGUARD_SLURM_PORT:-16817}
 cpus=${SCALEGUARD_SLURM_CPUS:-8}
 # The node is named after the port: two local clusters on one machine then
@@ -77,6 +88,41 @@ export SLURM_CONF=$conf
 
 say() { echo "local-slurm: $*" >&2; }
 die() { say "$*"; exit 1; }
+
+# check_prefix: refuses (exit 1) a DIR that is not root's alone: a folder
+# above it that another user owns, or can write without the sticky bit; DIR a
+# link, not a folder, another user's or writable by others; anything in DIR
+# (the jobs' tmp excepted) a link or another user's. Root then never writes
+# where someone else chose.
+check_prefix() {
+  local folder=$prefix owner mode
+  while folder=$(dirname "$folder"); do
+    read -r owner mode < <(stat -c '%u %a' "$folder") ||
+      die "cannot read the owner of $folder"
+    ((owner == 0)) || die "$folder (above $prefix) belongs to user $owner, not root: refused"
+    if ((8#$mode & 8#022 && !(8#$mode & 8#1000))); then
+      die "$folder (above $prefix) is writable by others (mode $mode): refused"
+    fi
+    [[ $folder != / ]] || break
+  done
+  [[ -e $prefix || -L $prefix ]] || return 0
+  [[ ! -L $prefix && -d $prefix ]] || die "$prefix is not a folder (a link?): refused"
+  read -r owner mode < <(stat -c '%u %a' "$prefix")
+  ((owner == 0)) ||
+    die "$prefix belongs to user $owner, not root: refused (remove it, or use --prefix)"
+  ((!(8#$mode & 8#022))) || die "$prefix is writable by others (mode $mode): refused"
+  local planted
+  planted=$(find "$prefix" -mindepth 1 -path "$prefix/tmp/*" -prune -o \
+    \( -type l -o ! -uid 0 \) -print -quit)
+  [[ -z $planted ]] ||
+    die "$planted is a link or another user's file, not one this script made: refused"
+}
+
+# write_file PATH: standard input into a new PATH, never through a link.
+write_file() {
+  rm -f "$1"
+  (set -o noclobber && cat >"$1")
+}
 
 # pid_of DAEMON: its pid when it is running (from its pid file), else fails.
 pid_of() {
@@ -131,7 +177,7 @@ write_config() {
     tracking="ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup
 JobAcctGatherType=jobacct_gather/cgroup"
-    cat >"$prefix/etc/cgroup.conf" <<EOF
+    write_file "$prefix/etc/cgroup.conf" <<EOF
 CgroupPlugin=cgroup/v1
 CgroupMountpoint=/sys/fs/cgroup
 ConstrainRAMSpace=yes
@@ -146,7 +192,7 @@ JobAcctGatherFrequency=task=1
 JobAcctGatherParams=OverMemoryKill"
     rm -f "$prefix/etc/cgroup.conf"
   fi
-  cat >"$conf" <<EOF
+  write_file "$conf" <<EOF
 # Written by local-slurm.sh; rewritten at every start.
 ClusterName=scaleguard
 SlurmctldHost=$host(127.0.0.1)
@@ -195,7 +241,7 @@ start_munge() {
   mkdir -p "$munge_dir"
   chmod 0755 "$prefix" "$munge_dir"
   if [[ ! -s $munge_dir/munge.key ]]; then
-    (umask 077 && head -c 1024 /dev/urandom >"$munge_dir/munge.key")
+    (umask 077 && head -c 1024 /dev/urandom | write_file "$munge_dir/munge.key")
   fi
   munged --socket="$socket" --key-file="$munge_dir/munge.key" \
     --pid-file="$prefix/run/munged.pid" --log-file="$prefix/log/munged.log" \
@@ -215,11 +261,12 @@ start() {
       die "no $tool: Slurm is not installed (scripts/install-deps.sh brings slurm-wlm and munge)"
   done
   ((EUID == 0)) || die "needs root (munged, slurmctld and slurmd run as root)"
+  check_prefix
   if ! running slurmctld || ! running slurmd; then
     # A half-started cluster is started afresh with a new configuration.
     stop_daemon slurmd
     stop_daemon slurmctld
-    mkdir -p "$prefix"
+    [[ -d $prefix ]] || mkdir -m 0755 "$prefix"
     write_config
     start_munge
     slurmctld -i -f "$conf" || die "slurmctld did not start: see $prefix/log/slurmctld.log"
@@ -241,7 +288,7 @@ start() {
   done
   [[ $state == IDLE* || $state == MIXED* || $state == ALLOCATED* ]] ||
     die "node $node not ready after 30 s (state '$state'): see $prefix/log/"
-  echo "export SLURM_CONF=$conf" >"$prefix/env"
+  echo "export SLURM_CONF=$conf" | write_file "$prefix/env"
   echo "export SLURM_CONF=$conf"
 }
 
@@ -252,6 +299,8 @@ steps_left() {
 }
 
 stop() {
+  [[ -d $prefix ]] || return 0
+  check_prefix
   if running slurmctld; then
     # Jobs first, so that no step outlives its slurmd.
     local jobs tick

@@ -38,5 +38,7 @@
 ##SBATCH --ntasks-per-node=N
 ##SBATCH --switches=1
 
-# Site set-up before the run, e.g.:
-# module load mpi/openmpi
+# Site set-up before the run. The job's shell is not a login shell, so
+# `module` exists only once the script reads Lmod's set-up, e.g.:
+#   source /usr/share/lmod/lmod/init/bash   # Debian's lmod; elsewhere $LMOD_PKG/init/bash
+#   module load mpi/openmpi

@@ -3,7 +3,7 @@
 # (CMAKE_INSTALL_PREFIX, which `cmake --install --prefix` sets) and installs
 # them like any other file (DESTDIR and the install manifest included).
 # Set by the caller: SG_VERSION SG_MPI_FLAVOR SG_MPI_DESCRIPTION SG_MPIEXEC_NAME
-# SG_TEMPLATE_DIR SG_WORK_DIR SG_BINDIR SG_LIBDIR SG_DATADIR (the last three as
+# SG_SRUN_MPI SG_TEMPLATE_DIR SG_WORK_DIR SG_BINDIR SG_LIBDIR SG_DATADIR (the last three as
 # GNUInstallDirs has them: relative to the prefix, or absolute).
 cmake_path(ABSOLUTE_PATH CMAKE_INSTALL_PREFIX NORMALIZE OUTPUT_VARIABLE SG_PREFIX)
 string(REGEX REPLACE "(.)/$" "\\1" SG_PREFIX "${SG_PREFIX}")

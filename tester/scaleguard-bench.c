@@ -18,13 +18,26 @@
  * For each size, rank 0 prints one line once the size is finished:
  *   scaleguard-bench: routine=R count=N type_size=S procs=P root=R inplace=0|1
  *                     iters=I result=pass|wrong-data|mpi-error|oom seconds=T
- *                     peak_rss=SUM peak_rss_max=MAX fastest=F [sparse=1]
+ *                     peak_rss=SUM peak_rss_max=MAX fastest=F [cpu_wait=W] [sparse=1]
  * where T is the largest over ranks of the mean time of one call (I-forms:
  * call + MPI_Wait), SUM and MAX the sum over ranks and the largest of each
  * rank's peak resident set size so far (getrusage's ru_maxrss), in bytes,
  * and F the time of the fastest call, each call's time being its slowest
- * rank's (with several calls, a scheduler's pause in one does not count). A
- * crash or a hang prints no line for that size.
+ * rank's (with several calls, a scheduler's pause in one does not count), and
+ * W the largest share of a rank's time in the size's calls that it spent
+ * ready to run but waiting for a CPU, beyond what the job's own ranks cause
+ * where they outnumber their host's CPUs (the kernel's run delay,
+ * /proc/self/schedstat; not printed where the kernel gives none): near 0 on
+ * a quiet machine, large where other work took the CPUs, and then the
+ * size's time says nothing of the MPI. A crash or a hang prints no line for
+ * that size.
+ *
+ * Before the sizes rank 0 prints the world the ranks make, which the tester
+ * checks against the P it asked for (a launcher that starts P one-rank jobs
+ * instead of one P-rank job must not pass for an MPI that works):
+ *   # scaleguard-bench: world procs=P hosts=H host_names=NAME[,NAME...]
+ * (H distinct hosts by MPI_Get_processor_name, in order of first rank). With
+ * P one-rank jobs, each prints its own line with procs=1.
  *
  * --late SECONDS (I-forms): the last rank enters each call that much later
  * than the others, and the line ends in returned=R, the longest any other
@@ -58,10 +71,12 @@
  * preload of tests/fault and libscaleguard.so both intercept MPI_* and
  * PMPI_* collectives, and a buggy collective under test must not decide
  * its own verdict. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_OR */
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +164,8 @@ struct bench {
     int rank, procs, root;
     double late;     /* --late: the last rank's delay before each call */
     double returned; /* --late: the longest an I-call took to return here */
+    double self_wait; /* the share of time a rank waits behind its own job's ranks */
+    double cpu_wait;  /* this size's run delay beyond self_wait (< 0: unknown) */
     int count;
     int size; /* bytes per element */
     MPI_Datatype type;
@@ -587,14 +604,16 @@ struct timing {
 /* Every rank learns the worst status, the longest mean time of a call and
  * the longest time of the latest call (`call`) of all, the sum and the
  * largest of their peak resident set sizes (each rank's, read now), and
- * the longest an I-call took to return (b->returned): a binomial
+ * the longest an I-call took to return (b->returned) and the largest run
+ * delay (b->cpu_wait): a binomial
  * tree of point-to-point messages up to rank 0 and back down. A message
  * that fails makes the status at least an MPI error. */
 static void agree(struct bench *b, int *status, double *mean, double *call, struct peak *peak)
 {
-    enum { UP = 1, DOWN = 2, N = 6 };
+    enum { UP = 1, DOWN = 2, N = 7 };
     double rss = peak_rss();
-    double mine[N] = {*status, *mean, rss, rss, b->returned, *call}, other[N]; /* [2]: sum */
+    double mine[N] = {*status, *mean, rss, rss, b->returned, *call, b->cpu_wait}; /* [2]: sum */
+    double other[N];
     int rank = b->rank, procs = b->procs, mask = 1;
     for (; mask < procs; mask <<= 1) {
         if (rank & mask) {
@@ -607,7 +626,7 @@ static void agree(struct bench *b, int *status, double *mean, double *call, stru
             if (PMPI_Recv(other, N, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
                           MPI_STATUS_IGNORE) != MPI_SUCCESS)
                 other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = other[4] =
-                                                 other[5] = 0;
+                                                 other[5] = 0, other[6] = -1;
             for (int j = 0; j < N; j++)
                 mine[j] = j == 2 ? mine[j] + other[j] : other[j] > mine[j] ? other[j] : mine[j];
         }
@@ -624,6 +643,96 @@ static void agree(struct bench *b, int *status, double *mean, double *call, stru
     peak->max = mine[3];
     b->returned = mine[4];
     *call = mine[5];
+    b->cpu_wait = mine[6];
+}
+
+/* Seconds this thread has spent ready to run but waiting for a CPU (the
+ * run delay, /proc/self/schedstat's second field); < 0 where unknown. */
+static double run_delay(void)
+{
+    FILE *file = fopen("/proc/self/schedstat", "r");
+    unsigned long long ran, waited;
+    int fields = file != NULL ? fscanf(file, "%llu %llu", &ran, &waited) : 0;
+    if (file != NULL)
+        fclose(file);
+    return fields == 2 ? (double)waited * 1e-9 : -1;
+}
+
+/* What every rank tells rank 0 of itself for report_world. */
+struct whereabouts {
+    char host[MPI_MAX_PROCESSOR_NAME];
+    cpu_set_t cpus; /* its affinity */
+};
+
+/* Rank 0 prints the world line (see the top) and sends each rank its
+ * self_wait: 1 - CPUs/ranks on its host where its ranks outnumber the CPUs
+ * they may run on (the union of their affinities), else 0; busy-polling
+ * ranks on fewer CPUs wait that share of the time on a quiet machine. */
+static void report_world(struct bench *b)
+{
+    enum { WHERE = 3, SELF_WAIT = 4 };
+    struct whereabouts me = {0};
+    int length = 0;
+    MPI_Get_processor_name(me.host, &length);
+    if (sched_getaffinity(0, sizeof me.cpus, &me.cpus) != 0)
+        CPU_ZERO(&me.cpus);
+    b->self_wait = 0;
+    if (b->rank != 0) {
+        if (PMPI_Send(&me, sizeof me, MPI_BYTE, 0, WHERE, b->agree_comm) != MPI_SUCCESS ||
+            PMPI_Recv(&b->self_wait, 1, MPI_DOUBLE, 0, SELF_WAIT, b->agree_comm,
+                      MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            fprintf(stderr, PROGRAM ": rank %d: could not report its host to rank 0\n", b->rank);
+            MPI_Abort(MPI_COMM_WORLD, BENCH_MPI_ERROR);
+        }
+        return;
+    }
+    struct whereabouts *all = calloc((size_t)b->procs, sizeof *all);
+    int *host_of = calloc((size_t)b->procs, sizeof *host_of);
+    int *ranks_on = calloc((size_t)b->procs, sizeof *ranks_on);
+    if (all == NULL || host_of == NULL || ranks_on == NULL) {
+        fprintf(stderr, PROGRAM ": rank 0: cannot allocate the hosts of %d ranks\n", b->procs);
+        MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);
+    }
+    all[0] = me;
+    for (int r = 1; r < b->procs; r++)
+        if (PMPI_Recv(&all[r], sizeof all[r], MPI_BYTE, r, WHERE, b->agree_comm,
+                      MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            fprintf(stderr, PROGRAM ": rank 0: rank %d did not report its host\n", r);
+            MPI_Abort(MPI_COMM_WORLD, BENCH_MPI_ERROR);
+        }
+    /* hosts by first rank: host_of[r] is the first rank on r's host, whose
+     * entry gathers the host's CPUs and ranks */
+    int hosts = 0;
+    for (int r = 0; r < b->procs; r++) {
+        host_of[r] = r;
+        for (int first = 0; first < r; first++)
+            if (host_of[first] == first && strcmp(all[first].host, all[r].host) == 0) {
+                host_of[r] = first;
+                break;
+            }
+        if (host_of[r] == r)
+            hosts++;
+        else
+            CPU_OR(&all[host_of[r]].cpus, &all[host_of[r]].cpus, &all[r].cpus);
+        ranks_on[host_of[r]]++;
+    }
+    printf("# " PROGRAM ": world procs=%d hosts=%d host_names=", b->procs, hosts);
+    for (int r = 0, printed = 0; r < b->procs; r++)
+        if (host_of[r] == r)
+            printf("%s%s", printed++ ? "," : "", all[r].host);
+    putchar('\n');
+    fflush(stdout);
+    for (int r = b->procs - 1; r >= 0; r--) {
+        int cpus = CPU_COUNT(&all[host_of[r]].cpus), ranks = ranks_on[host_of[r]];
+        double self_wait = cpus > 0 && ranks > cpus ? 1 - (double)cpus / ranks : 0;
+        if (r == 0)
+            b->self_wait = self_wait;
+        else
+            PMPI_Send(&self_wait, 1, MPI_DOUBLE, r, SELF_WAIT, b->agree_comm);
+    }
+    free(all);
+    free(host_of);
+    free(ranks_on);
 }
 
 /* A buffer of `bytes` bytes, all zero when `zeroed` (calloc: a large one is
@@ -665,13 +774,24 @@ static int run_size(struct bench *b, int iters, struct timing *time, struct peak
         b->recv = allocate(b, b->bytes.recv, 0, &empty_recv, &status);
     }
     /* before the call: every rank knows who has memory */
+    b->cpu_wait = -1;
     agree(b, &status, &time->mean, &call, peak);
 
+    double waited = 0, stepping = 0;
     for (int done = 0; status == BENCH_PASS && done < iters;) {
         double elapsed;
         size_t wrong = 0;
         b->salt = (uint64_t)done;
+        double delay_before = run_delay(), started = MPI_Wtime();
         int err = step(b, &elapsed, &wrong);
+        double delay_after = run_delay();
+        stepping += MPI_Wtime() - started;
+        waited += delay_after - delay_before;
+        b->cpu_wait = -1;
+        if (delay_before >= 0 && delay_after >= 0 && stepping > 0) {
+            double beyond = waited / stepping - b->self_wait;
+            b->cpu_wait = beyond > 0 ? beyond : 0;
+        }
         total += elapsed;
         call = elapsed;
         done++;
@@ -751,8 +871,9 @@ static void usage(FILE *out)
             "                          of that call over --procs P ranks and on the largest\n"
             "                          rank, without running MPI\n"
             "  -h, --help              this text\n"
+            "      --version           the version of ScaleGuard\n"
             "\n"
-            "Exit status: 0 pass, 2 usage, 3 wrong data, 4 MPI error, 5 out of memory.\n");
+            "Exit status: 0 pass, 2 usage error, 3 wrong data, 4 MPI error, 5 out of memory.\n");
 }
 
 __attribute__((format(printf, 1, 2))) static int bad_usage(const char *format, ...)
@@ -818,7 +939,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         OPT_PROCS,
         OPT_LATE,
         OPT_BLOCKING_FIRST,
-        OPT_CVAR
+        OPT_CVAR,
+        OPT_VERSION
     };
     static const struct option longs[] = {
         {"routine", required_argument, NULL, 'c'},
@@ -837,6 +959,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"blocking-first", no_argument, NULL, OPT_BLOCKING_FIRST},
         {"cvar", required_argument, NULL, OPT_CVAR},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     int option, err;
@@ -900,6 +1023,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         }
         case 'h': usage(stdout); return -1;
+        case OPT_VERSION: puts(PROGRAM " " SCALEGUARD_VERSION); return -1;
         case ':':
             if (strncmp(argv[optind - 1], "--", 2) == 0)
                 return bad_usage("option %s needs an argument", argv[optind - 1]);
@@ -986,10 +1110,13 @@ static int measure_size(struct bench *b, int iters)
     if (b->rank == 0) {
         printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
                        "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f "
-                       "fastest=%.6f%s",
+                       "fastest=%.6f",
                sg_routines[b->routine].name, b->count, b->size, b->procs, b->root, b->inplace,
-               iters, result_name(status), time.mean, peak.sum, peak.max, time.fastest,
-               b->sparse ? " sparse=1" : "");
+               iters, result_name(status), time.mean, peak.sum, peak.max, time.fastest);
+        if (b->cpu_wait >= 0)
+            printf(" cpu_wait=%.2f", b->cpu_wait);
+        if (b->sparse)
+            printf(" sparse=1");
         if (b->late > 0)
             printf(" returned=%.6f", b->returned);
         putchar('\n');
@@ -1120,6 +1247,7 @@ int main(int argc, char **argv)
         return BENCH_USAGE;
     }
     PMPI_Comm_dup(MPI_COMM_WORLD, &b.agree_comm);
+    report_world(&b); /* before anything that may end the job as a usage error */
     if (o.ncvars > 0 && write_cvars(&b, o.cvars, o.ncvars) != 0) {
         MPI_T_finalize();
         MPI_Finalize();

@@ -24,6 +24,7 @@
 set -euo pipefail
 
 readonly INT_MAX=2147483647
+readonly VERSION=@PROJECT_VERSION@ # filled in when built
 # Jobs up to this many predicted buffer bytes run their sizes together.
 readonly SMALL_JOB_BYTES=$((256 << 20))
 # What an MPI process needs besides its buffers, for the memory prediction.
@@ -35,6 +36,10 @@ readonly MEASURED_FROM_BYTES=$((256 << 20))
 # size SLOW_REFERENCE times smaller, on a call of at least SLOW_MIN_SECONDS
 # (below it one call's time is the scheduler's, on oversubscribed cores).
 readonly SLOW_FACTOR=10 SLOW_REFERENCE=16 SLOW_MIN_SECONDS=0.05 SLOW_REPEAT_ITERS=3
+# A size whose ranks spent more than this share of its calls waiting for a
+# CPU that other work held (the bench's cpu_wait) ran on a busy machine: its
+# time is untrusted and never makes a cliff.
+readonly SLOW_MAX_CPU_WAIT=0.25
 # A job that ends by its time limit runs once more with this many times the
 # limit before it counts as a hang.
 readonly RETRY_FACTOR=2
@@ -48,6 +53,7 @@ Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --o
                         [--refine bisect|linear] [--state DIR]
                         [--bench-preload LIB]... [--bench-env NAME=VALUE]...
                         [--no-w4] [--layer LIB]
+       scaleguard-probe --help | --version
 
 Finds the largest count n_s at which the collective still works with P
 processes and elements of S bytes (1, 2, 4 or 8), classifies the failure past
@@ -72,8 +78,9 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       (default 30); later limits are 5x the last passing job;
                       a job that reaches its limit runs once more with 2x it
                       before it counts as a hang
-  --memory-limit B    no job predicted to need more than B bytes is run, and
-                      jobs are held to it (default 80% of this node's memory)
+  --memory-limit B    no job predicted to need more than B bytes (with a K, M or
+                      G: KiB, MiB, GiB) is run, and jobs are held to it
+                      (default 80% of this node's memory)
   --refine            bisect (default) or linear (the paper's scan)
   --state DIR         job results, logs (default FILE.state); rerunning with
                       the same arguments reuses every finished job
@@ -89,8 +96,15 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       that size too (workaround_seconds; default: the one
                       installed beside this tool, if any)
 
+Every job must report the world it ran in: one world of P ranks. A job whose
+ranks report another size (a launcher that started P one-rank jobs, as srun
+with an --mpi the MPI does not speak) or none (its start-up failed) is a
+launch error: the probe stops, and the journal records nothing of that job.
+A size whose ranks waited for CPUs that other work held (the bench's
+cpu_wait above 0.25) is not judged slow: its time is untrusted.
+
 Exit status: 0 done, 1 a routine could not be measured or a job could not be
-started, 2 usage error.
+started (a launch error), 2 usage error.
 EOF
 }
 
@@ -116,8 +130,13 @@ while (($#)); do
   option=$1
   case $option in
     --help | -h) usage; exit 0 ;;
+    --version) echo "scaleguard-probe $VERSION"; exit 0 ;;
     --inplace) forms_list=inplace; shift; continue ;;
     --no-w4) w4=0; shift; continue ;;
+    --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
+      --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
+      --bench-preload | --layer | --bench-env) ;;
+    *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
   value=$2
@@ -141,7 +160,6 @@ while (($#)); do
     --bench-env)
       [[ $value == [A-Za-z_]*=* ]] || die_usage "--bench-env '$value' is not NAME=VALUE"
       bench_envs+=("$value") ;;
-    *) die_usage "unknown option '$option'" ;;
   esac
 done
 
@@ -174,7 +192,16 @@ is_count "$time_limit" || die_usage "--time-limit must be a positive number of s
 if [[ -z $memory_limit ]]; then
   memory_limit=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 * 0.8 }' /proc/meminfo)
 fi
-is_count "$memory_limit" || die_usage "--memory-limit must be a positive number of bytes"
+# K, M, G: KiB, MiB, GiB, as SCALEGUARD_TRACE_BUFFER takes them
+if [[ $memory_limit =~ ^([1-9][0-9]{0,8})([KMG])$ ]]; then
+  case ${BASH_REMATCH[2]} in
+    K) memory_limit=$((BASH_REMATCH[1] << 10)) ;;
+    M) memory_limit=$((BASH_REMATCH[1] << 20)) ;;
+    G) memory_limit=$((BASH_REMATCH[1] << 30)) ;;
+  esac
+fi
+is_count "$memory_limit" ||
+  die_usage "--memory-limit must be a positive number of bytes, or of KiB, MiB, GiB with K, M, G"
 [[ -z $layer || -f $layer ]] || die_usage "--layer $layer: no such file"
 for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
@@ -208,8 +235,8 @@ touch "$journal"
 # where the NAME=VALUE fields are times=COUNT:SECONDS,... (one call of each
 # size that finished), fastest=COUNT:SECONDS,... (the fastest of its calls),
 # peaks=COUNT:BYTES,... (the ranks' peak resident memory,
-# summed), retried=LIMIT (the job reached that limit once and this is its
-# second run) and started=EPOCH. A line without its final `end` was cut short
+# summed), waits=COUNT:SHARE,... (the bench's cpu_wait), retried=LIMIT
+# (the job reached that limit once and this is its second run) and started=EPOCH. A line without its final `end` was cut short
 # by a kill and does not count.
 declare -A journaled=()
 while IFS=$'\t' read -ra line; do
@@ -219,8 +246,9 @@ done <"$journal"
 
 # Of the routine under way, keyed by FORM:P:S:N (FORM 1 in place): the
 # outcome of that size (pass, crash, hang, mpi-error, oom, wrong-data, slow)
-# and the seconds of one call, the mean and the fastest of the job's calls.
-declare -A outcome=() seconds_of=() fastest_of=()
+# and the seconds of one call, the mean and the fastest of the job's calls,
+# and the share of them its ranks waited for CPUs others held (cpu_wait).
+declare -A outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
 # Of the routine under way, keyed by FORM:P: the largest measured ratio of a
 # job's peak memory to its prediction from the buffers alone (predicted_bytes).
 declare -A memory_ratio=()
@@ -252,7 +280,8 @@ outcome_of_ending() {
 }
 
 # launch LIMIT LOG BENCH_ARGS...: one run of the bench; sets `launched` to the
-# launcher's status line.
+# launcher's status line. A job that did not run as one world of P ranks
+# (check_world) stops the probe.
 launch() {
   local limit=$1 log=$2 item
   shift 2
@@ -262,6 +291,29 @@ launch() {
   for item in "${bench_envs[@]}"; do job+=(--env "$item"); done
   launched=$("${job[@]}" -- "$bench" "$@") ||
     { echo "launcher failed (log: $log)"; exit 1; }
+  check_world "$log"
+}
+
+# check_world LOG: the job's ranks made one world of P ranks, as the bench's
+# world line says. A launcher that starts P one-rank jobs prints P lines of
+# procs=1; a job that ended before rank 0 printed the line never reached a
+# collective. Either is the launch's fault, not the MPI's: no verdict.
+check_world() {
+  local log=$1 worlds
+  mapfile -t worlds < <(grep -ao 'scaleguard-bench: world procs=[0-9]*' "$log" |
+    sed 's/.*procs=//')
+  ((${#worlds[@]} != 1 || worlds[0] != p)) || return 0
+  echo "launch error"
+  if ((${#worlds[@]} == 0)); then
+    echo "scaleguard-probe: launch error: the job ended (${launched%% *}) before its ranks" \
+      "reported their world: the launcher or the MPI's start-up failed, not the collective" >&2
+  else
+    echo "scaleguard-probe: launch error: asked for one job of $p ranks, the launcher ran" \
+      "${#worlds[@]} of $(IFS=,; echo "${worlds[*]}") rank(s): a launcher or srun --mpi" \
+      "(SCALEGUARD_SLURM_MPI) the MPI does not speak starts one-rank jobs" >&2
+  fi
+  echo "scaleguard-probe: nothing recorded of that job; the probe stops (log: $log)" >&2
+  exit 1
 }
 
 # run_job LIMIT SPARSE ITERS COUNT... : one job of `routine` at (p, s, inplace)
@@ -321,14 +373,18 @@ run_job() {
     # lines whole, but a crashing rank's partial line may come before one
     # (Open MPI: "[host:pid] " of its signal report), so a line is found
     # anywhere in a line of the log.
-    declare -A result=() time=() fast=() peak=()
+    declare -A result=() time=() fast=() peak=() waited=()
     local count value secs bytes fastest
     while read -r count value secs bytes fastest; do
       result[$count]=$value time[$count]=$secs fast[$count]=$fastest
       [[ -z $bytes ]] || peak[$count]=$bytes
     done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .*result=\([a-z-]*\) seconds=\([0-9.]*\) peak_rss=\([0-9]*\) .*fastest=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' "$log")
+    while read -r count value; do
+      waited[$count]=$value
+    done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .* cpu_wait=\([0-9.]*\).*/\1 \2/p' \
+      "$log")
     [[ -n $library ]] || library=$(sed -n 's/^.*# scaleguard-bench: mpi_library=//p' "$log" | head -1)
-    local results=() times=() fastests=() peaks=() ended=0
+    local results=() times=() fastests=() peaks=() waits=() ended=0
     for count in "${counts[@]}"; do
       if ((ended)); then
         value=not-run
@@ -336,6 +392,7 @@ run_job() {
         value=${result[$count]}
         times+=("$count:${time[$count]}") fastests+=("$count:${fast[$count]}")
         [[ -z ${peak[$count]:-} ]] || peaks+=("$count:${peak[$count]}")
+        [[ -z ${waited[$count]:-} ]] || waits+=("$count:${waited[$count]}")
       elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
         value=not-run ended=1 # the limit was for all the sizes: not this one's
       else
@@ -348,7 +405,8 @@ run_job() {
     done
     local fields=("status=$status" "exit=$code" "seconds=$seconds"
       "$(IFS=,; echo "${results[*]}")" "times=$(IFS=,; echo "${times[*]}")"
-      "fastest=$(IFS=,; echo "${fastests[*]}")" "peaks=$(IFS=,; echo "${peaks[*]}")")
+      "fastest=$(IFS=,; echo "${fastests[*]}")" "peaks=$(IFS=,; echo "${peaks[*]}")"
+      "waits=$(IFS=,; echo "${waits[*]}")")
     [[ -z $retried ]] || fields+=("retried=$retried")
     fields+=("started=$started")
     { printf '%s' "$key"; printf '\t%s' "${fields[@]}" end; echo; } >>"$journal"
@@ -393,6 +451,9 @@ run_job() {
       fastest=?*)
         IFS=, read -ra fields <<<"${extra#fastest=}"
         for pair in "${fields[@]}"; do fastest_of[$where:${pair%%:*}]=${pair#*:}; done ;;
+      waits=?*)
+        IFS=, read -ra fields <<<"${extra#waits=}"
+        for pair in "${fields[@]}"; do cpu_wait_of[$where:${pair%%:*}]=${pair#*:}; done ;;
       peaks=?*) # (a W4 trial's job, tagged, runs another algorithm or the layer)
         ((sparse)) || [[ -n $tag ]] || learn_memory "${extra#peaks=}" ;;
     esac
@@ -495,7 +556,9 @@ layer_scale() {
 # SLOW_FACTOR times the time per byte of N / SLOW_REFERENCE (both measured),
 # in a call of at least SLOW_MIN_SECONDS. Each size's fastest call counts (a
 # job's first call, or one the scheduler paused, must not hide a cliff behind
-# a slow reference); journals of before have only the mean.
+# a slow reference); journals of before have only the mean. A size whose
+# ranks waited for CPUs that other work held (cpu_wait above
+# SLOW_MAX_CPU_WAIT) ran on a busy machine: not slow, its time untrusted.
 is_slow() {
   local where=$inplace:$1:$2 n=$3 reference=$(($3 / SLOW_REFERENCE))
   [[ ${outcome[$where:$n]:-} == pass && ${outcome[$where:$reference]:-} == pass ]] || return 1
@@ -503,7 +566,14 @@ is_slow() {
   local tr=${fastest_of[$where:$reference]:-${seconds_of[$where:$reference]}}
   awk -v t="$t" -v tr="$tr" -v n="$n" \
     -v nr="$reference" -v f=$SLOW_FACTOR -v floor=$SLOW_MIN_SECONDS \
-    'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }'
+    'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }' || return 1
+  local waited=${cpu_wait_of[$where:$n]:-0}
+  if awk -v w="$waited" -v most=$SLOW_MAX_CPU_WAIT 'BEGIN { exit !(w > most) }'; then
+    echo "probe: $routine P=$1 n=$n: ${SLOW_FACTOR}x slower per byte than n=$reference, but" \
+      "its ranks waited $waited of the time for CPUs other work held: the machine is busy," \
+      "the time untrusted, not a cliff (not written as slow)"
+    return 1
+  fi
 }
 
 # judge_slow P S N: under mode slow, a passing size that is slow counts as
@@ -950,7 +1020,8 @@ write_routine() {
 probe_started=$EPOCHREALTIME
 for routine in "${routines[@]}"; do
   # What one routine's jobs showed says nothing of another's.
-  entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() memory_ratio=()
+  entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
+  memory_ratio=()
   for inplace in "${forms[@]}"; do
     if ((inplace && !has_in_place[$routine])); then
       echo "probe: $routine has no in-place form"

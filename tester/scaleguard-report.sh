@@ -21,6 +21,7 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 Usage: scaleguard-report [--output DIR] [--benchmark FILE]... BOUNDS.ini [STATE_DIR]
+       scaleguard-report --help | --version
 
 Writes DIR/report.md (DIR defaults to ./scaleguard-report) with PNG plots
 next to it, embedded by relative paths:
@@ -65,6 +66,7 @@ output=scaleguard-report benchmarks=() positional=()
 while (($#)); do
   case $1 in
     --help | -h) usage; exit 0 ;;
+    --version) echo "scaleguard-report @PROJECT_VERSION@"; exit 0 ;;
     --output | --benchmark)
       (($# >= 2)) || die_usage "$1 needs a value"
       if [[ $1 == --output ]]; then output=$2; else benchmarks+=("$2"); fi

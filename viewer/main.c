@@ -13,15 +13,26 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: scaleguard-trace [--out PREFIX] [--json] [--strict] DIR\n"
+    fputs("usage: scaleguard-trace [--output PREFIX] [--json] [--strict] DIR\n"
           "       scaleguard-trace --text FILE\n"
+          "       scaleguard-trace --help | --version\n"
           "Reads the trace directory DIR (rank-N.sgtrace, written with SCALEGUARD_TRACE=DIR)\n"
           "and writes PREFIX.md (summary), PREFIX.dot (message graph), PREFIX.html (the\n"
           "graph and the calls, to filter in a browser) and with --json PREFIX.json;\n"
-          "PREFIX is DIR/trace unless given. A rank whose file lacks its end (the job was\n"
-          "killed) is a warning, an error with --strict. --text prints the text form of one\n"
-          "rank's file (DIR/rank-N.sgtrace; trace/FORMAT.md).\n",
+          "PREFIX is DIR/trace unless given (--out is the same as --output). A rank whose\n"
+          "file lacks its end (the job was killed) is a warning, an error with --strict.\n"
+          "--text prints the text form of one rank's file (DIR/rank-N.sgtrace;\n"
+          "trace/FORMAT.md).\n"
+          "Exit status: 0 written, 1 a trace that cannot be read or an output that cannot\n"
+          "be written, 2 usage error.\n",
           out);
+}
+
+/* A usage error: what is wrong, and where --help is. Exit status 2. */
+static int bad_usage(const char *what, const char *argument)
+{
+    fprintf(stderr, "scaleguard-trace: %s%s (see --help)\n", what, argument);
+    return 2;
 }
 
 /* Write PREFIX + suffix with `write`. Returns 0, or -1 (told). */
@@ -88,7 +99,7 @@ static const char *print_line(void *arg, long number, char *text, size_t length)
 }
 
 /* --text FILE: its lines on stdout. Exit status 0 (a file cut short:
- * warned), 2 for what is not a trace. */
+ * warned), 1 for what is not a trace. */
 static int print_text(const char *path)
 {
     struct sg_decode_problem problem;
@@ -98,12 +109,12 @@ static int print_text(const char *path)
             fprintf(stderr, "scaleguard-trace: %s:%ld: %s\n", path, problem.line, problem.why);
         else
             fprintf(stderr, "scaleguard-trace: %s: %s\n", path, problem.why);
-        return 2;
+        return 1;
     }
     if (decoded == SG_DECODED_CUT)
         fprintf(stderr, "scaleguard-trace: %s: warning: the file ends inside a record (its "
                         "job was killed as it wrote)\n", path);
-    return fflush(stdout) == 0 ? 0 : 2;
+    return fflush(stdout) == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -113,26 +124,31 @@ int main(int argc, char **argv)
     const char *prefix = NULL, *dir = NULL;
     int with_json = 0, strict = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "--out") == 0) {
+            if (i + 1 == argc)
+                return bad_usage(argv[i], " needs a value");
             prefix = argv[++i];
-        else if (strcmp(argv[i], "--json") == 0)
+        } else if (strcmp(argv[i], "--json") == 0)
             with_json = 1;
         else if (strcmp(argv[i], "--strict") == 0)
             strict = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (argv[i][0] != '-' && dir == NULL)
+        } else if (strcmp(argv[i], "--version") == 0) {
+            puts("scaleguard-trace " SCALEGUARD_VERSION);
+            return 0;
+        } else if (strcmp(argv[i], "--text") == 0)
+            return bad_usage("--text takes one FILE and nothing else", "");
+        else if (argv[i][0] == '-')
+            return bad_usage("unknown option ", argv[i]);
+        else if (dir == NULL)
             dir = argv[i];
-        else {
-            usage(stderr);
-            return 2;
-        }
+        else
+            return bad_usage("more than one DIR: ", argv[i]);
     }
-    if (dir == NULL) {
-        usage(stderr);
-        return 2;
-    }
+    if (dir == NULL)
+        return bad_usage("no trace directory DIR given", "");
     char default_prefix[4096], dot_path[4200], path[4200];
     if (prefix == NULL) {
         snprintf(default_prefix, sizeof default_prefix, "%s/trace", dir);
@@ -141,7 +157,7 @@ int main(int argc, char **argv)
     struct trace t;
     if (trace_read(dir, strict, &t) != 0) {
         trace_free(&t);
-        return 2;
+        return 1;
     }
     struct graph *g = graph_build(&t);
     int failed = g == NULL ||

@@ -20,6 +20,8 @@ usage: $launcher --procs P --time-limit SEC --log FILE [--memory-limit BYTES]
          [--env NAME=VALUE]... [--preload LIB]... [--job-name NAME] -- PROGRAM [ARGS...]
 Runs PROGRAM on P ranks with this tree's MPI, all output to FILE, and prints
   status=completed|failed|signal|timeout|oom exit=N seconds=S
+Exit status: 0 the job ran (how it ended: the status line), 1 it could not be
+run, 2 usage error.
 EOF
 }
 

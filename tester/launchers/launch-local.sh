@@ -109,7 +109,9 @@ trap 'interrupted "interrupted by SIGTERM" 143' TERM
 trap 'interrupted "interrupted by SIGHUP" 129' HUP
 
 finished=''
-if wait -n -p finished "$job" "$sleeper"; then rc=0; else rc=$?; fi
+# (wait's standard error: bash's own notice of a job killed by a signal,
+# which names this script's line and source; the status line says it.)
+if wait -n -p finished "$job" "$sleeper" 2>/dev/null; then rc=0; else rc=$?; fi
 ended=$(now_us)
 timed_out=''
 if [[ $finished == "$job" ]]; then
@@ -121,10 +123,16 @@ else
   timed_out=1
   note "time limit of ${time_limit}s reached: ending the job"
   end_session
-  wait "$job" || true
+  wait "$job" 2>/dev/null || true
 fi
 end_session
 trap - INT TERM HUP
+if [[ -z $timed_out ]] && ((rc > 128)); then
+  ending="the job ended with status $rc: 128 + $((rc - 128)), SIG$(kill -l "$rc" 2>/dev/null ||
+    echo "$((rc - 128))") (mpiexec killed, or a rank's status passed on)"
+  note "$ending"
+  echo "$launcher: $ending" >&2
+fi
 elapsed=$((ended - started))
 seconds=$(printf '%d.%03d' $((elapsed / 1000000)) $((elapsed % 1000000 / 1000)))
 

@@ -23,13 +23,27 @@ enum fault_kind {
     FAULT_MPI_ERROR,
     FAULT_WRONG_DATA,
     FAULT_OOM,
-    FAULT_SLOW
+    FAULT_SLOW,
+    FAULT_BUSY
 };
-static const char *const kind_names[] = {"crash",      "hang", "mpi-error",
-                                         "wrong-data", "oom",  "slow"};
+static const char *const kind_names[] = {"crash", "hang", "mpi-error", "wrong-data",
+                                         "oom",   "slow", "busy"};
 
 /* What a performance cliff costs per call past the trigger. */
 static const struct timespec slow_pause = {.tv_sec = 0, .tv_nsec = 200000000};
+
+/* Busy this thread until it has had `cpu` of CPU time: a cliff that needs
+ * the CPU, which other work on the machine stretches. */
+static void spin_for_cpu(const struct timespec *cpu)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+    double wanted = (double)cpu->tv_sec + (double)cpu->tv_nsec * 1e-9;
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    while ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) * 1e-9 <
+           wanted);
+}
 
 /* What decides at an (s, P) that SCALEGUARD_FAULT_X does not list. */
 enum fault_fallback { FALLBACK_NONE, FALLBACK_G, FALLBACK_DISPLS };
@@ -167,7 +181,7 @@ static void config_load(void)
             k++;
         if (k == sizeof kind_names / sizeof *kind_names)
             bad_config("SCALEGUARD_FAULT_KIND", kind,
-                       "expected crash, hang, mpi-error, wrong-data, oom or slow");
+                       "expected crash, hang, mpi-error, wrong-data, oom, slow or busy");
         config.kind = (enum fault_kind)k;
     }
 
@@ -401,6 +415,10 @@ static int inject(const struct sg_call *c)
     case FAULT_SLOW:
         err = invoke_to_completion(c);
         nanosleep(&slow_pause, NULL);
+        return err;
+    case FAULT_BUSY:
+        err = invoke_to_completion(c);
+        spin_for_cpu(&slow_pause);
         return err;
     }
     return MPI_ERR_INTERN;

@@ -179,7 +179,13 @@ case $case in
       else
         same "SCALEGUARD_MPIRUN_FLAGS" "${SCALEGUARD_MPIRUN_FLAGS:-}" "-genv LD_PRELOAD $lib"
       fi
-      same "SCALEGUARD_SRUN_FLAGS" "${SCALEGUARD_SRUN_FLAGS:-}" "--export=ALL,LD_PRELOAD=$lib"
+      if [[ $flavor == openmpi ]]; then
+        same "SCALEGUARD_SRUN_FLAGS" "${SCALEGUARD_SRUN_FLAGS:-}" \
+          "--mpi=pmix --export=ALL,LD_PRELOAD=$lib"
+      else
+        same "SCALEGUARD_SRUN_FLAGS" "${SCALEGUARD_SRUN_FLAGS:-}" \
+          "--mpi=pmi2 --export=ALL,LD_PRELOAD=$lib"
+      fi
       same "no LD_PRELOAD in the shell" "${LD_PRELOAD-unset}" unset
       same "no SCALEGUARD_CONFIG without a site bounds.ini" "${SCALEGUARD_CONFIG-unset}" unset
       same "scaleguard-ini from PATH" "$(command -v scaleguard-ini)" \
@@ -187,10 +193,12 @@ case $case in
       set +u
       help=$(module help scaleguard 2>&1)
       set -u
-      check "module help: mpirun \$SCALEGUARD_MPIRUN_FLAGS" \
-        grep -qF "mpirun \$SCALEGUARD_MPIRUN_FLAGS -n 4 ./app" <<<"$help"
+      # the MPI's own launcher: Debian's plain mpirun is Open MPI's
+      check "module help: ${SCALEGUARD_MPIEXEC##*/} \$SCALEGUARD_MPIRUN_FLAGS" \
+        grep -qF "${SCALEGUARD_MPIEXEC##*/} \$SCALEGUARD_MPIRUN_FLAGS -n 4 ./app" <<<"$help"
+      refute "module help: no plain mpirun" grep -qF "mpirun \$SCALEGUARD_MPIRUN_FLAGS" <<<"$help"
       check "module help: srun \$SCALEGUARD_SRUN_FLAGS" \
-        grep -qF "srun \$SCALEGUARD_SRUN_FLAGS ./app" <<<"$help"
+        grep -qF "srun \$SCALEGUARD_SRUN_FLAGS -n 4 ./app" <<<"$help"
       set +u
       module unload scaleguard
       set -u
@@ -297,6 +305,7 @@ case $case in
 
   srun_flags)
     : "${SLURM_CONF:?srun_flags needs the test cluster (SLURM_CONF)}"
+    # The flags carry srun's --mpi; without them, the MPI's plugin by hand.
     case $flavor in
       mpich) plugin=pmi2 ;;
       *) plugin=pmix ;;
@@ -305,7 +314,7 @@ case $case in
       load_module
       compile "$work/gatherv"
       read -ra flags <<<"$SCALEGUARD_SRUN_FLAGS"
-      if run_gatherv "$work/with.log" srun --mpi="$plugin" -n 2 "${flags[@]}" "$work/gatherv"; then
+      if run_gatherv "$work/with.log" srun -n 2 "${flags[@]}" "$work/gatherv"; then
         check "layer active with \$SCALEGUARD_SRUN_FLAGS" layer_active "$work/with.log"
       else
         fail "gatherv with \$SCALEGUARD_SRUN_FLAGS"

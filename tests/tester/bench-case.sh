@@ -5,7 +5,7 @@
 # runs it (STAGE_DIR/libexec/scaleguard/launch-local, STAGE_DIR/bin/...):
 # each result line has `peak_rss=SUM peak_rss_max=MAX` right after
 # `seconds=`, the ranks' peak resident set sizes in bytes, summed and the
-# largest, then `fastest=` (before ` sparse=1`): the fastest call, which is
+# largest, then `fastest=` (before ` cpu_wait=W sparse=1`): the fastest call, which is
 # the mean (`seconds`) where there is one call per size. Dense data touch every byte of the buffers,
 # so SUM and MAX are at least the buffers `--predict-memory` gives for the
 # call (total, largest rank); MAX <= SUM <= P * MAX; and with ascending sizes
@@ -37,7 +37,7 @@ case_() {
       *) args+=("$1"); shift ;;
     esac
   done
-  local pattern='^scaleguard-bench: routine=[^ ]+ count=([0-9]+) .* iters=([0-9]+) result=pass seconds=([0-9]+\.[0-9]+) peak_rss=([0-9]+) peak_rss_max=([0-9]+) fastest=([0-9]+\.[0-9]+)( sparse=1)?$'
+  local pattern='^scaleguard-bench: routine=[^ ]+ count=([0-9]+) .* iters=([0-9]+) result=pass seconds=([0-9]+\.[0-9]+) peak_rss=([0-9]+) peak_rss_max=([0-9]+) fastest=([0-9]+\.[0-9]+)( cpu_wait=[0-9]+\.[0-9]{2})?( sparse=1)?$'
   local count iters mean sum max fastest marked previous_sum=0 previous_max=0 seen=0
   local predicted total most
   while IFS= read -r result; do
@@ -49,7 +49,7 @@ case_() {
     count=${BASH_REMATCH[1]} iters=${BASH_REMATCH[2]} mean=${BASH_REMATCH[3]}
     sum=${BASH_REMATCH[4]} max=${BASH_REMATCH[5]} fastest=${BASH_REMATCH[6]}
     seen=$((seen + 1))
-    [[ -n ${BASH_REMATCH[7]} ]] && marked=1 || marked=0
+    [[ -n ${BASH_REMATCH[8]} ]] && marked=1 || marked=0
     [[ $fastest != 0.000000 ]] || fail "$name n=$count: fastest=0"
     ((iters > 1)) || [[ $fastest == "$mean" ]] ||
       fail "$name n=$count: one call, but fastest=$fastest is not seconds=$mean"

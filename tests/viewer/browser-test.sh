@@ -27,7 +27,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-"$tool" --out "$work/trace" "$dir" >/dev/null || fail "scaleguard-trace $dir failed"
+"$tool" --output "$work/trace" "$dir" >/dev/null || fail "scaleguard-trace $dir failed"
 page="file://$work/trace.html"
 
 port=$((20000 + RANDOM % 20000))

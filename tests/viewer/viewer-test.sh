@@ -6,15 +6,15 @@
 #              lines, the DOT's edges the count it prints, the JSON's calls
 #              all of them, every protected call's decision in the summary;
 #   killed     DIR (a rank killed): a warning naming the rank's file, exit
-#              0 and the outputs; with --strict, exit 2;
-#   missing    a copy of DIR without rank 1's file: exit 2, "rank 1's file
+#              0 and the outputs; with --strict, exit 1;
+#   missing    a copy of DIR without rank 1's file: exit 1, "rank 1's file
 #              is missing";
-#   mixed      a copy of DIR with rank 0's file of OTHER_DIR: exit 2, "a
+#   mixed      a copy of DIR with rank 0's file of OTHER_DIR: exit 1, "a
 #              mixed directory";
 #   bad-line   a copy of DIR with a record of no type of the format before
-#              rank 1's first: exit 2, the file and line named (of its
+#              rank 1's first: exit 1, the file and line named (of its
 #              text form: the header is 4 lines);
-#   version    a copy of DIR whose rank 0 says version 1: exit 2, line 1.
+#   version    a copy of DIR whose rank 0 says version 1: exit 1, line 1.
 set -u
 tool=$1 kase=$2 dir=$3 other=${4:-}
 work=$(mktemp -d)
@@ -37,13 +37,13 @@ broken() { # a copy of DIR to break
 }
 expect_error() { # expect_error REGEX
     run "$work/trace"
-    [ "$status" -eq 2 ] || fail "exit $status, expected 2 ($err)"
+    [ "$status" -eq 1 ] || fail "exit $status, expected 1 ($err)"
     [[ $err =~ $1 ]] || fail "said '$err', expected /$1/"
-    echo "viewer-test.sh: $kase: exit 2: $err"
+    echo "viewer-test.sh: $kase: exit 1: $err"
 }
 case $kase in
 whole)
-    run --json --out "$work/t" "$dir"
+    run --json --output "$work/t" "$dir"
     [ "$status" -eq 0 ] || fail "exit $status: $err"
     [ -z "$err" ] || fail "said '$err' of a whole trace"
     while read -r calls routine; do
@@ -67,16 +67,16 @@ whole)
     echo "viewer-test.sh: whole: $all calls, $edges edges, summary and JSON agree"
     ;;
 killed)
-    run --out "$work/t" "$dir"
+    run --output "$work/t" "$dir"
     [ "$status" -eq 0 ] || fail "exit $status: $err"
     [[ $err =~ rank-0\.sgtrace:\ warning:\ [0-9]+\ calls\ read\;\ its\ last\ records\ were\ lost ]] ||
         fail "said '$err'"
     grep -q "Rank 0's trace is cut" "$work/t.md" || fail "the summary does not say rank 0's trace is cut"
     run --strict --out "$work/t" "$dir"
-    if [ "$status" -ne 2 ] || [[ $err != *"rank-0.sgtrace: error: "* ]]; then
+    if [ "$status" -ne 1 ] || [[ $err != *"rank-0.sgtrace: error: "* ]]; then
         fail "--strict: exit $status, '$err'"
     fi
-    echo "viewer-test.sh: killed: a warning, exit 0; with --strict exit 2"
+    echo "viewer-test.sh: killed: a warning, exit 0; with --strict exit 1"
     ;;
 missing)
     broken
