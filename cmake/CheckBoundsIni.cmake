@@ -17,7 +17,7 @@ function(sg_check_bounds_ini file)
   set(includes ${source}/configs ${source}/fingerprint ${source}/detectors ${source}/files)
   try_run(run_status compiled SOURCES ${sources} NO_CACHE
     CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
-    COMPILE_DEFINITIONS -D_POSIX_C_SOURCE=200809L
+    COMPILE_DEFINITIONS -D_POSIX_C_SOURCE=200809L "-DSCALEGUARD_VERSION=\"(check)\""
     LINK_LIBRARIES PkgConfig::INIH MPI::MPI_C
     C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
     COMPILE_OUTPUT_VARIABLE compile_output
