@@ -335,7 +335,8 @@ void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
 {
     if (level > layer.log_level)
         return;
-    if (once && atomic_flag_test_and_set(once))
+    /* what is reported once is reported once per job, by world rank 0 */
+    if (once && (sg_world.rank != 0 || atomic_flag_test_and_set(once)))
         return;
     char line[1024];
     va_list args;
@@ -398,8 +399,8 @@ int SG_ENTRY(MPI_Finalize)(void)
             if (n == 0 || (level < SG_LOG_INFO && left == 0))
                 continue;
             if (level < SG_LOG_INFO) {
-                sg_log(SG_LOG_WARN, NULL, "summary (rank 0): %s: %lu calls left as they are",
-                       sg_routines[r].name, left);
+                sg_log(SG_LOG_WARN, NULL, "summary (rank 0): %s: %lu %s", sg_routines[r].name,
+                       left, left == 1 ? "call left as it is" : "calls left as they are");
                 continue;
             }
             if (!header++)
