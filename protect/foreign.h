@@ -11,14 +11,15 @@
  *
  * C cannot pass an argument of the other MPI's handle type on untouched
  * (an Open MPI pointer in an MPICH int is cut to 32 bits), so every
- * exported function that takes a handle by value is an assembly stub of
- * three instructions: to the layer's own definition (SG_ENTRY(name)), or,
- * where the layer is off, a jump to the next definition with every
- * register and the stack as the caller left them; a Fortran entry point
- * likewise. MPI_Init and MPI_Init_thread test sg_foreign_mpi in C, to say
- * so. The stubs are x86-64 code; elsewhere the exported names are aliases
- * of the layer's definitions, as they were, and an MPI of the other kind
- * is told but not survived. */
+ * exported function, C or Fortran, is an assembly stub of three
+ * instructions: a jump to the layer's own definition (SG_ENTRY(name)), or,
+ * where the layer is off, to the next definition, with every register and
+ * the stack as the caller left them (but Open MPI's internal ompi_*_f,
+ * which no program of the MPICH kind calls). Only MPI_Init and
+ * MPI_Init_thread (no handles) test sg_foreign_mpi in C, to say so. The
+ * stubs are x86-64 code; elsewhere the exported names are aliases of the
+ * layer's definitions, as they were, and an MPI of the other kind is told
+ * but not survived. */
 #ifndef SCALEGUARD_FOREIGN_H
 #define SCALEGUARD_FOREIGN_H
 
