@@ -335,8 +335,7 @@ void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
 {
     if (level > layer.log_level)
         return;
-    /* what is reported once is reported once per job, by world rank 0 */
-    if (once && (sg_world.rank != 0 || atomic_flag_test_and_set(once)))
+    if (once && atomic_flag_test_and_set(once))
         return;
     char line[1024];
     va_list args;

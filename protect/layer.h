@@ -111,8 +111,7 @@ static inline const struct sg_rules *sg_rules_of(const struct sg_layer *layer,
 }
 
 /* printf-like, prefixed "scaleguard: ", to stderr, if level is enabled.
- * `once` non-NULL: once per job: on world rank 0 (where MPI_Init went
- * through the layer), the first time that flag is seen. */
+ * `once` non-NULL: print only the first time that flag is seen. */
 void sg_log(enum sg_log_level level, atomic_flag *once, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 

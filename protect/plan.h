@@ -24,7 +24,8 @@ enum plan_kind {
  * follow (W1-A's groups follow them, so every rank needs them all), and
  * `together` 1 when the routine's I-form may take the groups' sub-calls of
  * a blocking call (sg_runner.together). `why`: of a call left alone, the
- * root's enum left_reason + 1 (0: none), which the non-roots report too. */
+ * root's enum left_reason + 1 (0: none), the non-roots' reason too (the
+ * trace's why= word). */
 struct plan {
     int64_t kind, chunk, rounds, windows, together, why;
 };

@@ -725,14 +725,14 @@ static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
 {
     (void)f;
     int err = sg_w1b_p2p(runner, c, &dc->d, dc->plan.chunk, dc->copy);
-    /* the other ranks take their part: the call cannot be left alone; said
-     * where it fails, once per rank and routine */
-    if (err == -1 && !atomic_flag_test_and_set(&left_once[c->routine][LEFT_REFUSED]))
-        sg_log(SG_LOG_WARN, NULL,
+    if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
                "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or more, "
                "which one call cannot address: the call fails (MPI_ERR_ARG)",
                sg_routines[c->routine].name, dc->plan.chunk);
-    return err == -1 ? MPI_ERR_ARG : err;
+        err = MPI_ERR_ARG;
+    }
+    return err;
 }
 
 static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c, const struct findings *f,
@@ -1149,11 +1149,11 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
                             .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,
                             .copy = MPI_COMM_NULL};
     dc->windows = &dc->fit.win;
-    /* The ranks that report a decision: the root of Gatherv/Scatterv (the
-     * only one that sees the counts), every rank elsewhere (they decide
-     * alike, or each on a layout of its own); of those, world rank 0 says
-     * it, once per routine and reason (sg_log). */
-    dc->reports = who != SG_KNOWS_ROOT || sh->is_root;
+    /* The rank that says why, once per routine and reason: the root of
+     * Gatherv/Scatterv (the only one that sees the counts); elsewhere world
+     * rank 0 alone, once per job (the ranks decide alike, or on layouts of
+     * their own, which the agreement compares). */
+    dc->reports = who == SG_KNOWS_ROOT ? sh->is_root : sg_world.rank == 0;
     if (f->displs_lost) {
         dc->plan.kind = PLAN_LEFT_ALONE;
         dc->why = LEFT_DISPLS;
@@ -1212,12 +1212,9 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
         dc->plan = choose(c, rules, &f->v, sh, &dc->d, &dc->fit, agreed, dc->reports, &dc->why);
     }
     /* Agreement, only where a bound is configured (see the top of the file). */
-    if (!talks)
-        return MPI_SUCCESS;
-    err = sg_agree_on_plan(c, sh, &dc->fit, &dc->plan, &dc->why, &dc->told, &dc->windows);
-    if (dc->why >= 0) /* the root's reason reached the non-roots */
-        dc->reports = 1;
-    return err;
+    if (talks)
+        return sg_agree_on_plan(c, sh, &dc->fit, &dc->plan, &dc->why, &dc->told, &dc->windows);
+    return MPI_SUCCESS;
 }
 
 /* ---- Run ---------------------------------------------------------------- */
