@@ -43,7 +43,8 @@ int sg_check_collective(const struct sg_call *c);
  * on comm. */
 void sg_check_comm_free(MPI_Comm comm);
 
-/* At MPI_Finalize: judge everything, on every communicator. */
+/* At MPI_Finalize (before PMPI_Finalize): judge everything, on every
+ * communicator, then free the checks' own datatype and op. */
 void sg_check_finish_all(void);
 
 #endif

@@ -203,6 +203,8 @@ static void agree(void)
 
 SG_EXPORT int MPI_Init(int *argc, char ***argv)
 {
+    if (sg_foreign_mpi)
+        return sg_foreign_init(argc, argv);
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS)
         agree();
@@ -211,6 +213,8 @@ SG_EXPORT int MPI_Init(int *argc, char ***argv)
 
 SG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    if (sg_foreign_mpi)
+        return sg_foreign_init_thread(argc, argv, required, provided);
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS)
         agree();

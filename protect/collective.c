@@ -7,6 +7,10 @@
 
 struct sg_world sg_world;
 
+/* Read by the stubs of every wrapper library (foreign.h); set by
+ * libscaleguard.so's check at load time (foreign.c) only. */
+unsigned char sg_foreign_mpi;
+
 const struct sg_entry_points sg_pmpi = {
 #define SG_PMPI_ENTRY(Name, params, args, ...) .Name = PMPI_##Name,
     SG_COLLECTIVES(SG_PMPI_ENTRY)

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "foreign.h"
 #include "routines.h"
 #include "signature.h"
 
@@ -99,7 +100,8 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
  * SG_WRAPPER_PASSES(c) says it may (a look that may call the MPI); and
  * where the handler returns SG_CALL_AS_MADE. `passed` is read
  * field by field: the compiler keeps it in registers, and builds the
- * handler's struct only in the last way. */
+ * handler's struct only in the last way. The exported MPI_<Name> is a stub
+ * (foreign.h). */
 #define SG_CALL_AS_MADE (-1) /* never an MPI error code, which are >= 0 */
 #define SG_DEFINE_PASSING_WRAPPER(Name, params, args, ...)                   \
     static __attribute__((noinline)) int sg_looked_##Name params             \
@@ -116,7 +118,8 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
         const struct sg_call *c = &call;                                     \
         return PMPI_##Name args;                                             \
     }                                                                        \
-    SG_EXPORT int MPI_##Name params                                          \
+    SG_FORWARDED_ENTRY(MPI_##Name)                                           \
+    int SG_ENTRY(MPI_##Name) params                                          \
     {                                                                        \
         const struct sg_call passed = {.routine = SG_MPI_##Name, __VA_ARGS__}; \
         const struct sg_call *c = &passed;                                   \

@@ -79,23 +79,29 @@ static void fortran_finalize(MPI_Fint *ierr)
 
 #if defined(SCALEGUARD_MPI_MPICH)
 
-SG_EXPORT void mpi_init_f08_(MPI_Fint *ierr);
-void mpi_init_f08_(MPI_Fint *ierr) { fortran_init(ierr); }
-SG_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
-void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+/* Each exported through a stub (foreign.h): the program's own where its
+ * MPI is the other kind. */
+void sg_entry_mpi_init_f08_(MPI_Fint *ierr);
+void sg_entry_mpi_init_f08_(MPI_Fint *ierr) { fortran_init(ierr); }
+SG_FORWARDED_STUB(mpi_init_f08_, sg_entry_mpi_init_f08_)
+void sg_entry_mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void sg_entry_mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
     fortran_init_thread(required, provided, ierr);
 }
-SG_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr);
-void mpi_finalize_f08_(MPI_Fint *ierr) { fortran_finalize(ierr); }
+SG_FORWARDED_STUB(mpi_init_thread_f08_, sg_entry_mpi_init_thread_f08_)
+void sg_entry_mpi_finalize_f08_(MPI_Fint *ierr);
+void sg_entry_mpi_finalize_f08_(MPI_Fint *ierr) { fortran_finalize(ierr); }
+SG_FORWARDED_STUB(mpi_finalize_f08_, sg_entry_mpi_finalize_f08_)
 /* mpi_f08's MPI_Barrier calls PMPI_Barrier: the watchdog's Barrier. */
-SG_EXPORT void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr);
-void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr)
+void sg_entry_mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr);
+void sg_entry_mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr)
 {
     int err = MPI_Barrier(PMPI_Comm_f2c(*comm));
     if (ierr != NULL)
         *ierr = (MPI_Fint)err;
 }
+SG_FORWARDED_STUB(mpi_barrier_f08_, sg_entry_mpi_barrier_f08_)
 
 #elif defined(SCALEGUARD_MPI_OPENMPI) && OMPI_MAJOR_VERSION == 4
 /* ompi_<name>_f is Open MPI's internal interface between its Fortran
@@ -224,9 +230,10 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
 #define SG_UPPER(Name) SG_FORTRAN_UPPER_##Name
 #define SG_OMPI_F(Name) SG_XCAT3(ompi_, SG_LOWER(Name), _f)
 
-/* `alias` names the function itself: Open MPI's names are aliases too. */
-#define SG_FORTRAN_ALIAS(target, name) \
-    extern __typeof__(target) name __attribute__((alias(SG_XSTR(target)))) SG_EXPORT;
+/* Each name goes to the function itself (Open MPI's names are aliases
+ * too), through a stub (foreign.h): in a program of the MPICH kind, to
+ * that MPI's own. */
+#define SG_FORTRAN_ALIAS(target, name) SG_FORWARDED_STUB(name, target)
 
 #define SG_FORTRAN_NAMES(target, lower, upper)    \
     SG_FORTRAN_ALIAS(target, SG_XCAT(MPI_, upper))    \

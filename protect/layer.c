@@ -228,22 +228,28 @@ static void checks_from_ini(const struct sg_checks_config *ini, unsigned set_by_
         layer.checks_loaded.options.batch = ini->batch;
 }
 
+/* SCALEGUARD_LOG's level (warn where unset); 0 in *known where it names none. */
+static enum sg_log_level wanted_log_level(const char *level, int *known)
+{
+    static const char *const names[] = {"quiet", "warn", "info", "debug"};
+    *known = 1;
+    if (level == NULL || *level == '\0')
+        return SG_LOG_WARN;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(level, names[i]) == 0)
+            return (enum sg_log_level)i;
+    *known = 0;
+    return SG_LOG_WARN;
+}
+
 static void load_layer(void)
 {
     const char *level = getenv("SCALEGUARD_LOG");
-    layer.log_level = SG_LOG_WARN;
-    if (level && *level) {
-        static const char *const names[] = {"quiet", "warn", "info", "debug"};
-        int known = 0;
-        for (int i = 0; i < 4; i++)
-            if (strcmp(level, names[i]) == 0) {
-                layer.log_level = (enum sg_log_level)i;
-                known = 1;
-            }
-        if (!known && world_rank() == 0)
-            sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_LOG=%s is not quiet|warn|info|debug; using warn "
-                   "(the default)", level);
-    }
+    int known;
+    layer.log_level = wanted_log_level(level, &known);
+    if (!known && world_rank() == 0)
+        sg_log(SG_LOG_WARN, NULL, "SCALEGUARD_LOG=%s is not quiet|warn|info|debug; using warn "
+               "(the default)", level);
 
     unsigned checks_set = load_checks();
     load_watchdog();
@@ -328,6 +334,13 @@ static void load_layer_once(void)
     atomic_store_explicit(&layer_loaded, 1, memory_order_release);
 }
 
+void sg_layer_off(void)
+{
+    int known;
+    layer.log_level = wanted_log_level(getenv("SCALEGUARD_LOG"), &known);
+    atomic_store_explicit(&layer_loaded, 1, memory_order_release);
+}
+
 const struct sg_layer *sg_layer(void)
 {
     if (!atomic_load_explicit(&layer_loaded, memory_order_acquire))
@@ -407,14 +420,16 @@ static const char *const workaround_columns = &(SG_WORKAROUND_LIST(SG_WORKAROUND
 
 /* The collective checks judge what is open on a communicator before it
  * goes (checks/collective_check.h). */
-SG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+SG_FORWARDED_ENTRY(MPI_Comm_free)
+int SG_ENTRY(MPI_Comm_free)(MPI_Comm *comm)
 {
     if (layer.checks.collectives && comm != NULL)
         sg_check_comm_free(*comm);
     return PMPI_Comm_free(comm);
 }
 
-SG_EXPORT int MPI_Finalize(void)
+SG_FORWARDED_ENTRY(MPI_Finalize)
+int SG_ENTRY(MPI_Finalize)(void)
 {
     sg_observe_finalizing(); /* the watchdog's state; the trace's end, before MPI_T's */
     sg_fingerprint_stop();   /* MPI_T, after the trace's use of it */
@@ -432,8 +447,8 @@ SG_EXPORT int MPI_Finalize(void)
             if (n == 0 || (level < SG_LOG_INFO && left == 0))
                 continue;
             if (level < SG_LOG_INFO) {
-                sg_log(SG_LOG_WARN, NULL, "summary (rank 0): %s: %lu calls left as they are",
-                       sg_routines[r].name, left);
+                sg_log(SG_LOG_WARN, NULL, "summary (rank 0): %s: %lu %s", sg_routines[r].name,
+                       left, left == 1 ? "call left as it is" : "calls left as they are");
                 continue;
             }
             if (!header++)

@@ -65,6 +65,10 @@ struct sg_layer {
  * the ranks agree on it (agree.c). */
 const struct sg_layer *sg_layer(void);
 
+/* The layer off (foreign.h: the process runs another MPI): nothing loaded,
+ * no MPI asked; only SCALEGUARD_LOG's level, for the message saying so. */
+void sg_layer_off(void);
+
 /* Put the loaded rules in force (agreed) or leave Class D protection only;
  * the loaded checks, watchdog and trace settings where the ranks agreed on
  * them (SG_AGREED_* in `settings_agreed`), or none. */

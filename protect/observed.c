@@ -71,7 +71,8 @@
 
 #define SG_DEFINE_OBSERVED(Name, params, args, made_by, watch_kind, send, receive, communicator, \
                            payload, posted)                                                     \
-    SG_EXPORT int MPI_##Name params                                                             \
+    SG_FORWARDED_ENTRY(MPI_##Name)                                                              \
+    int SG_ENTRY(MPI_##Name) params                                                             \
     {                                                                                           \
         if (!atomic_load_explicit(&sg_observing, memory_order_relaxed))                        \
             return PMPI_##Name args;                                                            \

@@ -272,7 +272,8 @@ static __attribute__((noinline)) const MPI_Status *kept(const MPI_Status *status
 #define KEPT(statuses) kept(statuses, MPI_STATUSES_IGNORE)
 #define KEPT_ONE(status) kept(status, MPI_STATUS_IGNORE)
 
-SG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
+SG_FORWARDED_ENTRY(MPI_Wait)
+int SG_ENTRY(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 {
     entering("MPI_Wait", SG_WATCH_WAIT, 1, request);
     if (any_outstanding())
@@ -280,7 +281,8 @@ SG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return left(PMPI_Wait(request, status), 1, NULL, KEPT_ONE(status));
 }
 
-SG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+SG_FORWARDED_ENTRY(MPI_Test)
+int SG_ENTRY(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *status)
 {
     entering("MPI_Test", SG_WATCH_OUTSIDE, 1, request);
     if (any_outstanding())
@@ -289,7 +291,8 @@ SG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return left(err, err == MPI_SUCCESS && *flag, NULL, KEPT_ONE(status));
 }
 
-SG_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+SG_FORWARDED_ENTRY(MPI_Waitall)
+int SG_ENTRY(MPI_Waitall)(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     entering("MPI_Waitall", SG_WATCH_WAIT, count, requests);
     if (any_outstanding())
@@ -297,7 +300,8 @@ SG_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses
     return left(PMPI_Waitall(count, requests, statuses), count, NULL, KEPT(statuses));
 }
 
-SG_EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+SG_FORWARDED_ENTRY(MPI_Testall)
+int SG_ENTRY(MPI_Testall)(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
     entering("MPI_Testall", SG_WATCH_OUTSIDE, count, requests);
     if (any_outstanding())
@@ -306,7 +310,8 @@ SG_EXPORT int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Stat
     return left(err, err == MPI_SUCCESS && *flag ? count : 0, NULL, KEPT(statuses));
 }
 
-SG_EXPORT int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
+SG_FORWARDED_ENTRY(MPI_Testany)
+int SG_ENTRY(MPI_Testany)(int count, MPI_Request requests[], int *index, int *flag,
                           MPI_Status *status)
 {
     entering("MPI_Testany", SG_WATCH_OUTSIDE, count, requests);
@@ -317,7 +322,8 @@ SG_EXPORT int MPI_Testany(int count, MPI_Request requests[], int *index, int *fl
                 KEPT_ONE(status));
 }
 
-SG_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+SG_FORWARDED_ENTRY(MPI_Testsome)
+int SG_ENTRY(MPI_Testsome)(int incount, MPI_Request requests[], int *outcount, int indices[],
                            MPI_Status statuses[])
 {
     entering("MPI_Testsome", SG_WATCH_OUTSIDE, incount, requests);
@@ -367,14 +373,16 @@ static int wait_some(int incount, MPI_Request requests[], int *outcount, int ind
     return err;
 }
 
-SG_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+SG_FORWARDED_ENTRY(MPI_Waitany)
+int SG_ENTRY(MPI_Waitany)(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     entering("MPI_Waitany", SG_WATCH_WAIT, count, requests);
     int err = wait_any(count, requests, index, status);
     return left(err, *index != MPI_UNDEFINED, index, KEPT_ONE(status));
 }
 
-SG_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+SG_FORWARDED_ENTRY(MPI_Waitsome)
+int SG_ENTRY(MPI_Waitsome)(int incount, MPI_Request requests[], int *outcount, int indices[],
                            MPI_Status statuses[])
 {
     entering("MPI_Waitsome", SG_WATCH_WAIT, incount, requests);
@@ -382,7 +390,8 @@ SG_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, i
     return left(err, *outcount, indices, KEPT(statuses));
 }
 
-SG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+SG_FORWARDED_ENTRY(MPI_Request_get_status)
+int SG_ENTRY(MPI_Request_get_status)(MPI_Request request, int *flag, MPI_Status *status)
 {
     if (any_outstanding())
         progress_everything();
@@ -393,7 +402,8 @@ SG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status 
  * (moved on by later completion calls, finished at MPI_Finalize). The
  * generalized request is freed when they are done: MPICH 4.0.2 refuses
  * MPI_Grequest_complete on one freed before. */
-SG_EXPORT int MPI_Request_free(MPI_Request *request)
+SG_FORWARDED_ENTRY(MPI_Request_free)
+int SG_ENTRY(MPI_Request_free)(MPI_Request *request)
 {
     if (!any_outstanding())
         return PMPI_Request_free(request);

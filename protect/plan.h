@@ -23,11 +23,13 @@ enum plan_kind {
  * W1-A: `chunk` is the group size, `rounds` 1 when the root's windows
  * follow (W1-A's groups follow them, so every rank needs them all), and
  * `together` 1 when the routine's I-form may take the groups' sub-calls of
- * a blocking call (sg_runner.together). */
+ * a blocking call (sg_runner.together). `why`: of a call left alone, the
+ * root's enum left_reason + 1 (0: none), the non-roots' reason too (the
+ * trace's why= word). */
 struct plan {
-    int64_t kind, chunk, rounds, windows, together;
+    int64_t kind, chunk, rounds, windows, together, why;
 };
-#define PLAN_FIELDS 5
+#define PLAN_FIELDS 6
 
 /* Why a triggered call is left as it is. Each reason is reported once per
  * routine and process, by the rank that decided; MPI_Finalize counts the

@@ -18,7 +18,7 @@ int sg_agree_on_plan(const struct sg_call *c, const struct sg_shape *sh,
     if (sg_routines[c->routine].knows == SG_KNOWS_ROOT) {
         /* How the decision reaches the non-roots: the root alone can decide
          * (it alone sees counts and displs), and its plan (kind, chunk,
-         * rounds, windows, together: 40 bytes, every field >= 0, zeros
+         * rounds, windows, together, why: 48 bytes, every field >= 0, zeros
          * elsewhere) reaches them in one Allreduce(MAX) on the call's own
          * communicator, with the ranks' element counts. The non-roots
          * cannot work the plan out, so some message must reach each of
@@ -28,17 +28,21 @@ int sg_agree_on_plan(const struct sg_call *c, const struct sg_shape *sh,
          * no agreement. With more than one window each rank gets its own in
          * a Scatter (protect.c, "Class D by windows"). */
         int64_t mine[PLAN_FIELDS + 2] = {0}, all[PLAN_FIELDS + 2];
-        if (sh->is_root)
+        if (sh->is_root) {
+            plan->why = plan->kind == PLAN_LEFT_ALONE ? *why + 1 : 0;
             memcpy(mine, plan, sizeof *plan);
+        }
         mine[PLAN_FIELDS] = elements[0];
         mine[PLAN_FIELDS + 1] = elements[1];
         err = PMPI_Allreduce(mine, all, PLAN_FIELDS + 2, MPI_INT64_T, MPI_MAX, c->comm);
         if (err == MPI_SUCCESS) {
             memcpy(plan, all, sizeof *plan);
+            if (plan->why > 0)
+                *why = (int)plan->why - 1;
             if (all[PLAN_FIELDS] != -all[PLAN_FIELDS + 1] && plan->kind != PLAN_PLAIN &&
                 plan->kind != PLAN_LEFT_ALONE) {
-                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
-                *why = sh->is_root ? LEFT_MIXED_TYPES : -1;
+                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0, 0};
+                *why = LEFT_MIXED_TYPES; /* every rank sees it */
             }
         }
         if (err == MPI_SUCCESS && plan->kind == PLAN_W1B && plan->windows > 1)
@@ -77,23 +81,23 @@ int sg_agree_on_plan(const struct sg_call *c, const struct sg_shape *sh,
         err = PMPI_Allreduce(mine, all, 11, MPI_INT64_T, MPI_MAX, c->comm);
         if (err == MPI_SUCCESS && !all[0] && all[9] != -all[10]) {
             /* W1-A on some ranks only (their receive types have no holes) */
-            *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
-            *why = sh->rank == 0 ? LEFT_MIXED_TYPES : -1;
+            *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0, 0};
+            *why = LEFT_MIXED_TYPES; /* every rank sees it */
         } else if (err == MPI_SUCCESS && all[0]) {
             if (all[7] != -all[8]) {
-                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
-                *why = sh->rank == 0 ? LEFT_MIXED_TYPES : -1;
+                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0, 0};
+                *why = LEFT_MIXED_TYPES;
             } else if (all[2]) {
-                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
+                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0, 0};
                 if (*why != LEFT_DISPLS) /* else reported already */
                     *why = !mine_blocks    ? -1 /* the blocking rank reports */
                            : fit->too_many ? LEFT_TOO_MANY_ROUNDS
                                            : LEFT_CANNOT_CUT;
             } else if (all[3] != -all[4] || all[5] != -all[6]) {
-                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0};
+                *plan = (struct plan){PLAN_LEFT_ALONE, 0, 0, 1, 0, 0};
                 *why = fit->win.count > 1 ? LEFT_WINDOWS_DIFFER : -1;
             } else {
-                *plan = (struct plan){PLAN_W1B, fit->chunk, all[1], fit->win.count, 0};
+                *plan = (struct plan){PLAN_W1B, fit->chunk, all[1], fit->win.count, 0, 0};
             }
         }
     }

@@ -545,7 +545,7 @@ struct choice {
  *   first       NULL, or whether `auto` takes it before the others here
  *   applies     whether it can guarantee the result of this call
  *   plan        what every rank runs
- *   unavailable says why not where an entry names it (NULL: the plain words)
+ *   unavailable says why not where an entry names it
  *   run         returns an MPI error code, or -1 when it refused before
  *               communicating (the call is then left as it is)
  *   how         its words in the summary line */
@@ -563,6 +563,15 @@ struct workaround_op {
                 const struct decision *dc);
 };
 
+/* Where an entry names a workaround that cannot run the call: why, once
+ * per routine, and that `auto` chooses instead. */
+static void say_unavailable(const struct choice *ch, enum sg_workaround name, const char *why)
+{
+    sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
+           "%s: workaround %s cannot apply to this call (%s); using auto",
+           sg_routines[ch->c->routine].name, sg_workaround_name(name), why);
+}
+
 /* W3: Class D alone, where this MPI has the large-count function; not
  * where the routine has a bound: its problem is inside the MPI, and the
  * large-count function runs the same code (MPICH 4.0.2's MPI_Scatter_c
@@ -579,7 +588,7 @@ static int w3_applies(const struct choice *ch)
 
 static struct plan one_call_plan(const struct choice *ch)
 {
-    return (struct plan){0, ch->fit->chunk, 0, 1, 0}; /* the kind from the row */
+    return (struct plan){0, ch->fit->chunk, 0, 1, 0, 0}; /* the kind from the row */
 }
 
 static void w3_unavailable(const struct choice *ch)
@@ -589,9 +598,10 @@ static void w3_unavailable(const struct choice *ch)
         sg_log(SG_LOG_INFO, &w3_missing_once[ch->c->routine],
                "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
                "valid workaround", routine, routine);
-    else /* a problem inside the MPI, which its _c function shares */
-        sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
-               "%s: workaround W3 cannot apply to this call; using auto", routine);
+    else
+        say_unavailable(ch, SG_WORKAROUND_W3,
+                        "the routine has a bound: its problem is inside the MPI, whose "
+                        "large-count function runs the same code");
 }
 
 static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
@@ -616,10 +626,26 @@ static void how_w3(char *how, size_t size, const struct sg_call *c, const struct
  * while others make one call: it is judged in basic elements, and a rank
  * whose one element holds more basic elements than the bound allows makes
  * the call as it is (run_w2: sg_w2 refuses), which is one call too. */
+static int w2_fits(const struct choice *ch, const char **why)
+{
+    if (!ch->v->w2_valid_trigger) {
+        *why = "the bound's trigger depends on s, which W2 changes";
+        return 0;
+    }
+    return sg_w2_applies(ch->c, ch->d, in_units(ch->v->max_count, ch->d, ch->sh), why);
+}
+
 static int w2_applies(const struct choice *ch)
 {
-    return ch->v->w2_valid_trigger &&
-           sg_w2_applies(ch->c, ch->d, in_units(ch->v->max_count, ch->d, ch->sh));
+    const char *why;
+    return w2_fits(ch, &why);
+}
+
+static void w2_unavailable(const struct choice *ch)
+{
+    const char *why = "";
+    w2_fits(ch, &why);
+    say_unavailable(ch, SG_WORKAROUND_W2, why);
 }
 
 static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
@@ -645,9 +671,30 @@ static int w1b_applies(const struct choice *ch)
     return ch->fit->cuts && (ch->agreed || local) && ch->exact;
 }
 
+static void w1b_unavailable(const struct choice *ch)
+{
+    const struct w1b_fit *fit = ch->fit;
+    char why[512];
+    if (!ch->exact)
+        snprintf(why, sizeof why, "splitting this reduction could change its result, as %s",
+                 sg_split_risk(ch->c));
+    else if (fit->too_many)
+        snprintf(why, sizeof why, "it would cut the call into more than %d sub-calls",
+                 W1B_MAX_SUBCALLS);
+    else if (fit->chunk <= 0)
+        snprintf(why, sizeof why, "the bound leaves no element of the call for a sub-call");
+    else if (!fit->cuts)
+        snprintf(why, sizeof why, "its displacement windows could not be planned");
+    else
+        snprintf(why, sizeof why,
+                 "the ranks would have to agree on its rounds and windows, which needs a "
+                 "message sent only for a routine with a bound (class G or X)");
+    say_unavailable(ch, SG_WORKAROUND_W1B, why);
+}
+
 static struct plan w1b_plan(const struct choice *ch)
 {
-    return (struct plan){PLAN_W1B, ch->fit->chunk, ch->fit->rounds, ch->fit->win.count, 0};
+    return (struct plan){PLAN_W1B, ch->fit->chunk, ch->fit->rounds, ch->fit->win.count, 0, 0};
 }
 
 static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
@@ -742,7 +789,7 @@ static int w1a_applies(const struct choice *ch)
  * `members`. */
 static struct plan w1a_plan(const struct choice *ch)
 {
-    struct plan p = {PLAN_W1A, ch->members, ch->fit->win.of != NULL, ch->fit->win.count, 0};
+    struct plan p = {PLAN_W1A, ch->members, ch->fit->win.of != NULL, ch->fit->win.count, 0, 0};
     if (!sg_is_nonblocking(ch->c->routine))
         p.together = allows_basic(sg_in_form_of(ch->c->routine, SG_MPI_Ibcast), ch->sh->s,
                                   ch->sh->n, (uint64_t)ch->members);
@@ -754,12 +801,11 @@ static void w1a_unavailable(const struct choice *ch)
     const char *why = "the bound does not depend on P";
     if (w1a_groups_fit(ch, &why) && !w1a_made(ch))
         why = W1A_UNMADE;
-    sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
-           "%s: workaround W1-A cannot apply to this call (%s); using auto",
-           sg_routines[ch->c->routine].name,
-           ch->members < 2 && ch->v->cls != SG_CLASS_X ? "no group of 2 is under the bound"
-           : !ch->agreed                               ? "the routine has no entry of its own"
-                                                       : why);
+    if (ch->members < 2 && ch->v->cls != SG_CLASS_X)
+        why = "no group of 2 is under the bound";
+    else if (!ch->agreed)
+        why = "the routine has no entry of its own";
+    say_unavailable(ch, SG_WORKAROUND_W1A, why);
 }
 
 static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
@@ -829,8 +875,10 @@ static void how_w4(char *how, size_t size, const struct sg_call *c, const struct
 static const struct workaround_op workarounds[] = {
     {SG_WORKAROUND_W3, PLAN_W3, 1, NULL, w3_applies, one_call_plan, w3_unavailable, run_w3,
      how_w3},
-    {SG_WORKAROUND_W2, PLAN_W2, 1, NULL, w2_applies, one_call_plan, NULL, run_w2, how_w2},
-    {SG_WORKAROUND_W1B, PLAN_W1B, 0, NULL, w1b_applies, w1b_plan, NULL, run_w1b, how_w1b},
+    {SG_WORKAROUND_W2, PLAN_W2, 1, NULL, w2_applies, one_call_plan, w2_unavailable, run_w2,
+     how_w2},
+    {SG_WORKAROUND_W1B, PLAN_W1B, 0, NULL, w1b_applies, w1b_plan, w1b_unavailable, run_w1b,
+     how_w1b},
     {SG_WORKAROUND_W1A, PLAN_W1A, 0, NULL, w1a_applies, w1a_plan, w1a_unavailable, run_w1a,
      how_w1a},
     {SG_WORKAROUND_W4, PLAN_W4, 0, w4_measured_faster, w4_applies, one_call_plan,
@@ -874,17 +922,13 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
                         w1a_members(rules, v, sh)};
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
-        return (struct plan){PLAN_PLAIN, 0, 0, 1, 0};
+        return (struct plan){PLAN_PLAIN, 0, 0, 1, 0, 0};
     if (want != SG_WORKAROUND_AUTO) {
         const struct workaround_op *named = workaround_named(want);
         if (named != NULL && named->applies(&ch))
             return plan_of(named, &ch);
-        if (reports && named != NULL && named->unavailable != NULL)
+        if (reports && named != NULL)
             named->unavailable(&ch);
-        else if (reports)
-            sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
-                   "%s: workaround %s cannot apply to this call; using auto",
-                   sg_routines[c->routine].name, sg_workaround_name(want));
     }
     for (int pass = 0; pass < 2; pass++) /* those measured faster first, then in order */
         for (size_t i = 0; i < WORKAROUNDS; i++)
@@ -898,7 +942,7 @@ static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
            : w1a_groups_fit(&ch, NULL)
                ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form */
                : LEFT_NO_WORKAROUND;
-    return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0};
+    return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0, 0};
 }
 
 /* ---- Reports and the hot path ------------------------------------------ */
@@ -1017,6 +1061,8 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
     int procs, rank = -1;
     if (sg_comm_size_rank(c->comm, &procs, c->root >= 0 ? &rank : NULL) != MPI_SUCCESS)
         return FULL_LOOK;
+    if (procs == 1) /* nothing to scale: no trigger, no workaround */
+        return MPI_SUCCESS;
     sh.procs = (uint64_t)procs;
     sh.is_root = c->root < 0 || c->root == rank;
     if (rules->bounded) {
@@ -1103,10 +1149,11 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
                             .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,
                             .copy = MPI_COMM_NULL};
     dc->windows = &dc->fit.win;
-    /* The rank that reports a decision: the root (the only one that sees
-     * the counts of Gatherv/Scatterv), rank 0 where all ranks decide alike,
-     * each rank where each decides on a layout of its own. */
-    dc->reports = who == SG_KNOWS_OWN || (c->root >= 0 ? sh->is_root : sh->rank == 0);
+    /* The rank that says why, once per routine and reason: the root of
+     * Gatherv/Scatterv (the only one that sees the counts); elsewhere world
+     * rank 0 alone, once per job (the ranks decide alike, or on layouts of
+     * their own, which the agreement compares). */
+    dc->reports = who == SG_KNOWS_ROOT ? sh->is_root : sg_world.rank == 0;
     if (f->displs_lost) {
         dc->plan.kind = PLAN_LEFT_ALONE;
         dc->why = LEFT_DISPLS;

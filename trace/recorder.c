@@ -513,6 +513,14 @@ static void collective_bytes(const struct sg_call *c, const struct sg_comm_ident
     int procs = identity ? (identity->remote ? identity->remote_size : identity->local_size) : 1;
     struct sg_call_side send, recv;
     sg_call_sides(c, c->root < 0 || c->root == rank || c->root == MPI_ROOT, &send, &recv);
+    /* A rooted routine without a send side (Bcast) has one buffer, the
+     * receive side of its description: what the others receive is what the
+     * root sends. */
+    const struct sg_routine_info *info = &sg_routines[c->routine];
+    if (info->rooted && info->send == SG_SIDE_NONE && (c->root == rank || c->root == MPI_ROOT)) {
+        send = recv;
+        recv = (struct sg_call_side){0};
+    }
     int64_t send_elements = side_elements(&send, procs, rank);
     int64_t recv_elements = side_elements(&recv, procs, rank);
     *sent = send_elements > 0 ? type_bytes(send.type, send_elements) : 0;

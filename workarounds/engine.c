@@ -814,15 +814,21 @@ static int64_t own_message_factor(const struct sg_described *d, uint64_t max_cou
     return m <= INT_MAX && d->send.count % m == 0 ? m : 0;
 }
 
-int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count)
+int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count,
+                  const char **why)
 {
-    if (is_reduction(c->routine) || max_count == 0)
-        return 0;
-    if (d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, d->procs, max_count))
-        return 0;
-    if (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, d->procs, max_count))
-        return 0;
-    return 1;
+    const char *refusal = NULL;
+    if (is_reduction(c->routine))
+        refusal = "an op is not defined on W2's larger elements";
+    else if (max_count == 0)
+        refusal = "the bound leaves no element of the call whole";
+    else if ((d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, d->procs, max_count)) ||
+             (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, d->procs, max_count)))
+        refusal = "the counts and displacements share no factor that brings them under the "
+                  "bound";
+    if (refusal != NULL && why != NULL)
+        *why = refusal;
+    return refusal == NULL;
 }
 
 struct big_side {
@@ -897,7 +903,7 @@ static void shrink(struct big_side *b)
 int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
           uint64_t max_count)
 {
-    if (!sg_w2_applies(c, d, max_count))
+    if (!sg_w2_applies(c, d, max_count, NULL))
         return -1;
     struct sg_call sub = *c;
     struct big_side send, recv;

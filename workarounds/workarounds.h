@@ -199,7 +199,9 @@ uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk);
 int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
           uint64_t max_count);
 
-/* Whether sg_w2 would apply on this rank. */
-int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count);
+/* Whether sg_w2 would apply on this rank; where not, `*why` (when `why`
+ * is not NULL) gets the reason. */
+int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count,
+                  const char **why);
 
 #endif
