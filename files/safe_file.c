@@ -79,6 +79,18 @@ static int link_trusted(const struct stat *status, char *why, size_t why_size)
     return -1;
 }
 
+/* `fd` (a directory just opened, or -1 with errno) once checked, or -1. */
+static int checked_directory(int fd, char *why, size_t why_size)
+{
+    if (fd < 0)
+        return fail_errno(why, why_size, "cannot open it", errno);
+    if (check_directory(fd, why, why_size) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int sg_safe_dir(const char *path, int make, int *made, char *why, size_t why_size)
 {
     int made_here = make && mkdir(path, 0700) == 0;
@@ -95,13 +107,7 @@ int sg_safe_dir(const char *path, int make, int *made, char *why, size_t why_siz
             return -1;
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
-    if (fd < 0)
-        return fail_errno(why, why_size, "cannot open it", errno);
-    if (check_directory(fd, why, why_size) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return checked_directory(fd, why, why_size);
 }
 
 int sg_safe_subdir(int dir, const char *name, int make, int *made, char *why, size_t why_size)
@@ -119,13 +125,7 @@ int sg_safe_subdir(int dir, const char *name, int make, int *made, char *why, si
                  (unsigned long)status.st_uid);
         return -1;
     }
-    if (fd < 0)
-        return fail_errno(why, why_size, "cannot open it", errno);
-    if (check_directory(fd, why, why_size) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return checked_directory(fd, why, why_size);
 }
 
 int sg_safe_create(int dir, const char *name, mode_t mode)
