@@ -19,7 +19,6 @@
 #   ini_link_own          scaleguard-ini replace on root's link to an INI
 #   ini_link_planted      scaleguard-ini replace on nobody's link -> root's INI
 #   trace_buffer          SCALEGUARD_TRACE_BUFFER=1000G: no memory, said so
-#   trace_buffer_word     SCALEGUARD_TRACE_BUFFER=12X: told once, 4M used
 #   watchdog_report_kept  SCALEGUARD_WATCHDOG_ACTION=report: the states the
 #                         report names are there after MPI_Finalize
 set -u
@@ -157,16 +156,6 @@ trace_buffer)
 ' \(SCALEGUARD_TRACE_BUFFER\); no rank is traced$'
   says 'scaleguard: trace:'
   [[ ! -e $work/trace ]] || fail "the trace directory was left"
-  ;;
-trace_buffer_word)
-  traced_job "$@" env LD_PRELOAD="$SG_LIB" SCALEGUARD_TRACE="$work/trace" \
-    SCALEGUARD_TRACE_BUFFER=12X "$SG_TRACED" 2
-  says '^scaleguard: trace: SCALEGUARD_TRACE_BUFFER=12X is not a size from 64K to 1T'\
-' \(bytes, or with K, M or G\); using 4M \(the default\)$'
-  says 'scaleguard: trace:'
-  for rank in 0 1; do
-    [[ -f $work/trace/rank-$rank.sgtrace ]] || fail "rank $rank wrote no trace"
-  done
   ;;
 watchdog_report_kept)
   base=$work/states
