@@ -236,8 +236,9 @@ touch "$journal"
 # size that finished), fastest=COUNT:SECONDS,... (the fastest of its calls),
 # peaks=COUNT:BYTES,... (the ranks' peak resident memory,
 # summed), waits=COUNT:SHARE,... (the bench's cpu_wait), retried=LIMIT
-# (the job reached that limit once and this is its second run) and started=EPOCH. A line without its final `end` was cut short
-# by a kill and does not count.
+# (the job reached that limit once and this is its second run) and
+# started=EPOCH. A line without its final `end` was cut short by a kill and
+# does not count.
 declare -A journaled=()
 while IFS=$'\t' read -ra line; do
   if ((${#line[@]} < 6)) || [[ ${line[-1]} != end ]]; then continue; fi
