@@ -1229,7 +1229,8 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     *outcome = SG_OUTCOME_PLAIN;
     if (dc->plan.kind == PLAN_LEFT_ALONE) {
         report_left_alone(c, &f->sh, dc->why, dc->reports, dc->fit.win.count);
-        sg_observe_left_alone(left_reason_words[dc->why]);
+        /* why < 0: another rank decided, and reports the reason */
+        sg_observe_left_alone(dc->why >= 0 ? left_reason_words[dc->why] : NULL);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
     }
