@@ -4,9 +4,9 @@
 # and P = 2, 3, 4, its journal in results/probe-MPI (committed: a later run
 # resumes from it) and its report next to it; without it, on each of that
 # MPI's known scaling problems (DESIGN.md, "Facts measured on this
-# platform"), one after another, into one INI and one state folder. The large
-# tester tests (tests/tester, label large) run those known probes, one
-# routine each (--routine).
+# platform"), one after another, into one INI and one state folder. The
+# real-scale tester tests (tests/tester, label long) run those known probes,
+# one routine each (--routine).
 set -euo pipefail
 
 usage() {

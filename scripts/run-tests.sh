@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls exactly this):
 #   both MPI trees, built with warnings as errors (SCALEGUARD_WERROR): every
-#   test but the differential soak (label soak), the large-memory ones one at
-#   a time;
+#   test but the differential soak (label soak), the real-scale runs too long
+#   for CI (label long) and the shipped INI's other entries (label shipped),
+#   the large-memory ones one at a time;
 #   Release trees of both, built only (the optimiser warns otherwise);
 #   a sanitizer tree (ASan + UBSan) for the unit tests;
 #   a clang tree running each fuzz target for SCALEGUARD_FUZZ_SECONDS (60).
@@ -13,10 +14,10 @@ usage: scripts/run-tests.sh
        scripts/run-tests.sh --help
 The whole test suite, as CI runs it: installs what is missing, builds
 build/mpich and build/openmpi (warnings are errors here) and runs all their
-tests but the soak (ctest -L soak), the large-memory ones one at a time,
-builds both in Release (build/release-MPI), runs the unit tests under
-ASan + UBSan (build/sanitize) and each fuzz target for
-$SCALEGUARD_FUZZ_SECONDS (60) seconds (build/fuzz).
+tests but those labelled soak, long and shipped (README.md says how to run
+them), the large-memory ones one at a time, builds both in Release
+(build/release-MPI), runs the unit tests under ASan + UBSan (build/sanitize)
+and each fuzz target for $SCALEGUARD_FUZZ_SECONDS (60) seconds (build/fuzz).
 EOF
 }
 case $# in
@@ -31,7 +32,7 @@ scripts/build.sh -DSCALEGUARD_WERROR=ON
 jobs=$(nproc)
 for mpi in mpich openmpi; do
   echo "=== $mpi: tests"
-  ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE 'large|shipped|soak'
+  ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE 'large|long|shipped|soak'
   echo "=== $mpi: large-memory tests, one at a time"
   ctest --test-dir "build/$mpi" --output-on-failure -L large --no-tests=ignore
 done
