@@ -3,6 +3,7 @@
 # The probe's part of every batch job launch-slurm submits; it follows
 # slurm-header.sh and the values launch-slurm sets for the job:
 #   sg_procs       ranks
+#   sg_nodes       nodes
 #   sg_mpi         srun's --mpi plugin for this tree's MPI (pmi2, pmix)
 #   sg_time_limit  seconds (a fraction is fine)
 #   sg_env         NAME=VALUE for every rank (array)
@@ -24,7 +25,7 @@ fi
 
 started=$EPOCHREALTIME
 timeout --kill-after=2 "$sg_time_limit" \
-  srun --ntasks="$sg_procs" --kill-on-bad-exit=1 --mpi="$sg_mpi" \
+  srun --ntasks="$sg_procs" --nodes="$sg_nodes" --kill-on-bad-exit=1 --mpi="$sg_mpi" \
   env -u LD_PRELOAD "${rank_env[@]}" "${sg_program[@]}"
 status=$?
 ended=$EPOCHREALTIME

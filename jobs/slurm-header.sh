@@ -8,11 +8,16 @@
 # between two @ signs, as in the lines below):
 #   JOB_NAME            its --job-name (default scaleguard)
 #   PROCS               ranks: one task each, one CPU per task
+#   NODES               nodes (the launcher's --nodes, 1 by default)
+#   TASKS_PER_NODE      ranks per node: in blocks, the last node may have
+#                       fewer
 #   TIME_MINUTES        the time limit in whole minutes, rounded up, plus one:
 #                       the job enforces the launcher's second-level limit
 #                       itself, Slurm's limit is only the backstop
-#   MEMORY_MB           --memory-limit in MiB (rounded up): the whole job
-#   MEMORY_PER_TASK_MB  the same divided among the ranks
+#   MEMORY_MB           --memory-limit in MiB (rounded up) per node: the
+#                       whole job's on one node, else its ranks' share on
+#                       the fullest node
+#   MEMORY_PER_TASK_MB  --memory-limit divided among the ranks
 #   LOG                 the launcher's --log file (opened for appending)
 # A line with a memory placeholder is left out of a job without
 # --memory-limit. Lines starting "##SBATCH" are inactive: remove one "#" to
@@ -24,9 +29,10 @@
 #SBATCH --cpus-per-task=1
 #SBATCH --time=@TIME_MINUTES@
 #SBATCH --output="@LOG@"
-# --mem is per node, the whole job's only as long as the job has one node:
-# for jobs that span nodes, swap it for the --mem-per-cpu line.
-#SBATCH --nodes=1
+#SBATCH --nodes=@NODES@
+#SBATCH --ntasks-per-node=@TASKS_PER_NODE@
+# --mem is per node (the launcher divides for jobs that span nodes); a site
+# that accounts per CPU can swap it for the --mem-per-cpu line.
 #SBATCH --mem=@MEMORY_MB@
 ##SBATCH --mem-per-cpu=@MEMORY_PER_TASK_MB@
 ##SBATCH --partition=NAME
@@ -35,7 +41,6 @@
 ##SBATCH --reservation=NAME
 ##SBATCH --constraint=FEATURE
 ##SBATCH --exclusive
-##SBATCH --ntasks-per-node=N
 ##SBATCH --switches=1
 
 # Site set-up before the run. The job's shell is not a login shell, so

@@ -120,6 +120,8 @@ ini_tool=$here/scaleguard-ini
 launchers=$prefix/libexec/scaleguard
 
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
+# Every job on one node (the launchers' own default), checked by check_world.
+readonly nodes=1
 max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
 preloads=() bench_envs=() w4=1 layer=''
 for layer in "$prefix"/lib/libscaleguard.so "$prefix"/lib/*/libscaleguard.so ''; do
@@ -286,7 +288,8 @@ outcome_of_ending() {
 launch() {
   local limit=$1 log=$2 item
   shift 2
-  local job=("$launchers/launch-$launcher" --procs "$p" --time-limit "$limit" --log "$log"
+  local job=("$launchers/launch-$launcher" --procs "$p" --nodes "$nodes" --time-limit "$limit"
+    --log "$log"
     --memory-limit "$memory_limit" --job-name "sg-$routine")
   for item in "${preloads[@]}"; do job+=(--preload "$item"); done
   for item in "${bench_envs[@]}"; do job+=(--env "$item"); done
@@ -295,15 +298,26 @@ launch() {
   check_world "$log"
 }
 
-# check_world LOG: the job's ranks made one world of P ranks, as the bench's
-# world line says. A launcher that starts P one-rank jobs prints P lines of
-# procs=1; a job that ended before rank 0 printed the line never reached a
-# collective. Either is the launch's fault, not the MPI's: no verdict.
+# check_world LOG: the job's ranks made one world of P ranks on the nodes the
+# launcher was asked for (one), as the bench's world line says. A launcher
+# that starts P one-rank jobs prints P lines of procs=1; a job that ended
+# before rank 0 printed the line never reached a collective; ranks on other
+# nodes than asked for ran another spread. Each is the launch's fault, not
+# the MPI's: no verdict.
 check_world() {
-  local log=$1 worlds
-  mapfile -t worlds < <(grep -ao 'scaleguard-bench: world procs=[0-9]*' "$log" |
+  local log=$1 worlds hosts
+  mapfile -t worlds < <(grep -ao 'scaleguard-bench: world procs=[0-9]* hosts=[0-9]*' "$log" |
     sed 's/.*procs=//')
-  ((${#worlds[@]} != 1 || worlds[0] != p)) || return 0
+  if ((${#worlds[@]} == 1)) && [[ ${worlds[0]} == "$p hosts="* ]]; then
+    hosts=${worlds[0]#* hosts=}
+    ((hosts != nodes)) || return 0
+    echo "launch error"
+    echo "scaleguard-probe: launch error: asked for $p ranks on $nodes node(s), they ran on" \
+      "$hosts: $(grep -ao 'host_names=[^ ]*' "$log" | head -1)" >&2
+    echo "scaleguard-probe: nothing recorded of that job; the probe stops (log: $log)" >&2
+    exit 1
+  fi
+  worlds=("${worlds[@]%% *}")
   echo "launch error"
   if ((${#worlds[@]} == 0)); then
     echo "scaleguard-probe: launch error: the job ended (${launched%% *}) before its ranks" \

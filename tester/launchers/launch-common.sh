@@ -2,9 +2,9 @@
 # What launch-local and launch-slurm share: the command line, this tree's
 # mpi.env, the out-of-memory messages and the one status line. Sourced.
 #
-#   launch-X --procs P --time-limit SEC --log FILE [--memory-limit BYTES]
-#            [--env NAME=VALUE]... [--preload LIB]... [--job-name NAME]
-#            -- PROGRAM [ARGS...]
+#   launch-X --procs P [--nodes N] --time-limit SEC --log FILE
+#            [--memory-limit BYTES] [--env NAME=VALUE]... [--preload LIB]...
+#            [--job-name NAME] -- PROGRAM [ARGS...]
 #
 # stdout gets exactly one line, `status=STATUS exit=N seconds=S`; everything
 # else goes to FILE. Exit status: 0 when the job ran (whatever its outcome),
@@ -16,9 +16,12 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 
 usage() {
   cat <<EOF
-usage: $launcher --procs P --time-limit SEC --log FILE [--memory-limit BYTES]
-         [--env NAME=VALUE]... [--preload LIB]... [--job-name NAME] -- PROGRAM [ARGS...]
-Runs PROGRAM on P ranks with this tree's MPI, all output to FILE, and prints
+usage: $launcher --procs P [--nodes N] --time-limit SEC --log FILE
+         [--memory-limit BYTES] [--env NAME=VALUE]... [--preload LIB]...
+         [--job-name NAME] -- PROGRAM [ARGS...]
+Runs PROGRAM on P ranks with this tree's MPI, on N nodes (1 by default;
+ranks in blocks, ceil(P/N) on each but the last), all output to FILE, and
+prints
   status=completed|failed|signal|timeout|oom exit=N seconds=S
 Exit status: 0 the job ran (how it ended: the status line), 1 it could not be
 run, 2 usage error.
@@ -46,19 +49,20 @@ note() {
   echo "$launcher: $*" >>"$log"
 }
 
-# parse_arguments "$@": sets procs, time_limit, log, memory_limit, job_name,
-# job_env (NAME=VALUE...), preloads and program (PROGRAM ARGS...).
+# parse_arguments "$@": sets procs, nodes, time_limit, log, memory_limit,
+# job_name, job_env (NAME=VALUE...), preloads and program (PROGRAM ARGS...).
 parse_arguments() {
   original_arguments=("$@")
-  procs='' time_limit='' log='' memory_limit='' job_name=scaleguard
+  procs='' nodes=1 time_limit='' log='' memory_limit='' job_name=scaleguard
   job_env=() preloads=() program=()
   while (($#)); do
     case $1 in
       --) shift; program=("$@"); break ;;
-      --procs | --time-limit | --log | --memory-limit | --env | --preload | --job-name)
+      --procs | --nodes | --time-limit | --log | --memory-limit | --env | --preload | --job-name)
         (($# >= 2)) || bad_usage "$1 needs a value"
         case $1 in
           --procs) procs=$2 ;;
+          --nodes) nodes=$2 ;;
           --time-limit) time_limit=$2 ;;
           --log) log=$2 ;;
           --memory-limit) memory_limit=$2 ;;
@@ -72,6 +76,12 @@ parse_arguments() {
     esac
   done
   [[ $procs =~ ^[1-9][0-9]*$ ]] || bad_usage "--procs must be a positive integer"
+  [[ $nodes =~ ^[1-9][0-9]*$ ]] || bad_usage "--nodes must be a positive integer"
+  ((nodes <= procs)) || bad_usage "--nodes $nodes: more nodes than the $procs ranks"
+  # ranks per node: in blocks, the last node may have fewer (none empty)
+  tasks_per_node=$(((procs + nodes - 1) / nodes))
+  (((nodes - 1) * tasks_per_node < procs)) ||
+    bad_usage "--procs $procs cannot fill $nodes nodes in blocks of $tasks_per_node"
   # Fractions are fine: the probe's limits grow from measured times.
   [[ $time_limit =~ ^[0-9]+(\.[0-9]+)?$ && ! $time_limit =~ ^0+(\.0+)?$ ]] ||
     bad_usage "--time-limit must be a positive number of seconds"

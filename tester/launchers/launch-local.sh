@@ -20,6 +20,12 @@
 #   every process of that session gets SIGTERM and, 2 s later, SIGKILL; the
 #   same happens to whatever is left of the session when mpiexec exits, so no
 #   rank outlives the launcher, not even one whose mpiexec died first.
+# - --nodes N > 1: the ranks go to the first N hosts of
+#   SCALEGUARD_CLUSTER_HOSTS (comma-separated), ceil(P/N) each in blocks,
+#   started through SCALEGUARD_CLUSTER_SSH (ssh, or a command that runs
+#   `COMMAND` on `HOST` as ssh does): MPICH `-launcher ssh -launcher-exec`,
+#   Open MPI `--mca plm_rsh_agent`. jobs/local-slurm.sh start --nodes N
+#   exports both for its cluster.
 # - Exit codes: mpiexec passes a rank's exit code on (MPICH: the code itself;
 #   Open MPI: the first failing rank's). A rank's signal is read from the
 #   launcher's own report, since MPICH returns the bare signal number.
@@ -38,6 +44,23 @@ fi
 
 read -ra mpiexec <<<"$SCALEGUARD_MPIEXEC_FLAGS"
 mpiexec=("$SCALEGUARD_MPIEXEC" "${mpiexec[@]}" -n "$procs")
+host_slots=''
+if ((nodes > 1)); then
+  IFS=, read -ra cluster_hosts <<<"${SCALEGUARD_CLUSTER_HOSTS:-}"
+  ((${#cluster_hosts[@]} >= nodes)) ||
+    die "--nodes $nodes needs that many hosts in SCALEGUARD_CLUSTER_HOSTS" \
+      "(${#cluster_hosts[@]} there; jobs/local-slurm.sh start --nodes N exports them)"
+  [[ -n ${SCALEGUARD_CLUSTER_SSH:-} ]] ||
+    die "--nodes $nodes needs SCALEGUARD_CLUSTER_SSH, the command that reaches the hosts"
+  for ((node = 0; node < nodes; node++)); do
+    host_slots+=${host_slots:+,}${cluster_hosts[node]}:$tasks_per_node
+  done
+  if [[ $SCALEGUARD_MPI_FLAVOR == openmpi ]]; then
+    mpiexec+=(--mca plm_rsh_agent "$SCALEGUARD_CLUSTER_SSH" --host "$host_slots")
+  else
+    mpiexec+=(-launcher ssh -launcher-exec "$SCALEGUARD_CLUSTER_SSH" -hosts "$host_slots")
+  fi
+fi
 pass_env() {
   if [[ $SCALEGUARD_MPI_FLAVOR == openmpi ]]; then
     mpiexec+=(-x "$1=$2")
@@ -59,7 +82,7 @@ now_us() {
 }
 
 open_log
-note "$procs ranks, time limit ${time_limit}s${address_space:+, ulimit -v $address_space KiB per process}"
+note "$procs ranks${host_slots:+ on $host_slots}, time limit ${time_limit}s${address_space:+, ulimit -v $address_space KiB per process}"
 
 # Is any process of the session still there? (Zombies are dead already and
 # are reaped by whoever inherited them.)
@@ -122,7 +145,8 @@ elif ((rc != 0)); then
 else
   timed_out=1
   note "time limit of ${time_limit}s reached: ending the job"
-  end_session
+  # (bash tells of the job it SIGKILLs as it reaps it, during the waits)
+  end_session 2>/dev/null
   wait "$job" 2>/dev/null || true
 fi
 end_session

@@ -10,7 +10,8 @@
 # 30 s tick, so the header asks for the limit rounded up plus a minute as a
 # backstop). Ranks start with `srun --mpi=pmi2` for MPICH and `--mpi=pmix`
 # for Open MPI ($SCALEGUARD_SLURM_MPI overrides): under any other plugin
-# MPICH starts P singletons that all pass. --memory-limit becomes --mem.
+# MPICH starts P singletons that all pass. --memory-limit becomes --mem (per
+# node); --nodes N asks for N nodes, ceil(P/N) ranks each.
 # The cluster is whichever SLURM_CONF names (jobs/local-slurm.sh prints it).
 #
 # The job is submitted with `sbatch --parsable` and `scontrol show job`
@@ -64,7 +65,10 @@ minutes=$(((limit_us + 59999999) / 60000000 + 1))
 mebibyte=$((1 << 20))
 memory_mb='' memory_per_task_mb=''
 if [[ -n $memory_limit ]]; then
-  memory_mb=$(((memory_limit + mebibyte - 1) / mebibyte))
+  # per node: the whole job on one, else the fullest node's ranks' share
+  node_bytes=$memory_limit
+  ((nodes == 1)) || node_bytes=$((memory_limit * tasks_per_node / procs))
+  memory_mb=$(((node_bytes + mebibyte - 1) / mebibyte))
   memory_per_task_mb=$(((memory_limit / procs + mebibyte - 1) / mebibyte))
 fi
 log=$(realpath -m "$log")
@@ -97,6 +101,8 @@ while IFS= read -r line || [[ -n $line ]]; do
   fi
   line=${line//@JOB_NAME@/"$job_name"}
   line=${line//@PROCS@/"$procs"}
+  line=${line//@NODES@/"$nodes"}
+  line=${line//@TASKS_PER_NODE@/"$tasks_per_node"}
   line=${line//@TIME_MINUTES@/"$minutes"}
   line=${line//@MEMORY_MB@/"$memory_mb"}
   line=${line//@MEMORY_PER_TASK_MB@/"$memory_per_task_mb"}
@@ -107,6 +113,7 @@ done <"$jobs_dir/slurm-header.sh" >"$script"
   echo
   echo "# Set by launch-slurm for this job."
   printf 'sg_procs=%q\n' "$procs"
+  printf 'sg_nodes=%q\n' "$nodes"
   printf 'sg_mpi=%q\n' "$srun_mpi"
   printf 'sg_time_limit=%q\n' "$time_limit"
   declare_array sg_env "${job_env[@]}"
