@@ -7,7 +7,7 @@ usage() {
 usage: scripts/install-deps.sh
        scripts/install-deps.sh --help
 Installs the Debian packages ScaleGuard needs (both MPIs, the build, Fortran,
-clang, shellcheck, Slurm and munge, Lmod, gnuplot) with apt-get; as root, or
+clang, shellcheck, Slurm and munge, iproute2, Lmod, gnuplot) with apt-get; as root, or
 through sudo without a password. Does nothing when all are present.
 EOF
 }
@@ -22,7 +22,8 @@ packages=(
   gfortran                                      # tests/fortran: Fortran callers
   clang libclang-rt-14-dev                      # libFuzzer, sanitizers
   shellcheck                                    # the scripts' lint
-  slurm-wlm munge                               # jobs/local-slurm.sh: a one-node Slurm
+  slurm-wlm munge                               # jobs/local-slurm.sh: a local Slurm
+  iproute2 util-linux                           # its nodes' namespaces (ip, nsenter, unshare)
   libpmix-dev                                   # srun --mpi=pmix dlopens libpmix.so
   lmod                                          # the modulefile's test
   gnuplot-nox                                   # scaleguard-report's plots
