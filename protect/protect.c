@@ -1145,7 +1145,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     const struct sg_routine_info *info = &sg_routines[c->routine];
     const struct sg_shape *sh = &f->sh;
     enum sg_knows who = info->knows;
-    *dc = (struct decision){.plan = {PLAN_PLAIN, 0, 0, 1, 0}, .why = -1,
+    *dc = (struct decision){.plan = {.kind = PLAN_PLAIN, .windows = 1}, .why = -1,
                             .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,
                             .copy = MPI_COMM_NULL};
     dc->windows = &dc->fit.win;
