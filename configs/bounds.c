@@ -63,12 +63,13 @@ enum entry_key {
     KEY_AVOID_CHECKED,
     KEY_AVOID_SECONDS,
     KEY_WORKAROUND_SECONDS,
+    KEY_NODES,
     KEY_COUNT
 };
 static const char *const entry_keys[KEY_COUNT] = {
     "class",      "trigger", "bound",      "type_size", "procs",        "safe_count",
     "delta",      "failure", "workaround", "inplace",   "safe_seconds", "fail_seconds",
-    "avoid_with", "avoid_checked", "avoid_seconds", "workaround_seconds",
+    "avoid_with", "avoid_checked", "avoid_seconds", "workaround_seconds", "nodes",
 };
 
 enum platform_key {
@@ -281,6 +282,10 @@ static void validate_entry(struct loader *ld)
     /* The checks below need the values; a rejected one is reported already. */
     if (!seen[KEY_CLASS] || ld->bad_value)
         return;
+    if (seen[KEY_NODES] && seen[KEY_PROCS] && e->nodes > e->procs)
+        fail(ld, seen[KEY_NODES],
+             "nodes %" PRIu64 " exceeds procs %" PRIu64 " (each node held one rank or more)",
+             e->nodes, e->procs);
     switch (e->cls) {
     case SG_CLASS_D:
         if (!sg_routines[e->routine].irregular)
@@ -483,6 +488,7 @@ static void open_section(struct loader *ld, const char *name, size_t length)
         .line = ld->line,
         .failure = SG_FAILURE_UNKNOWN,
         .workaround = SG_WORKAROUND_AUTO,
+        .nodes = 1,
     };
 }
 
@@ -706,6 +712,7 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
     case KEY_BOUND: status = parse_number(ld, key, value, 1, &e->bound); break;
     case KEY_TYPE_SIZE: status = parse_number(ld, key, value, 1, &e->type_size); break;
     case KEY_PROCS: status = parse_number(ld, key, value, 1, &e->procs); break;
+    case KEY_NODES: status = parse_number(ld, key, value, 1, &e->nodes); break;
     case KEY_SAFE_COUNT: status = parse_number(ld, key, value, 0, &e->safe_count); break;
     case KEY_DELTA: status = parse_number(ld, key, value, 0, &e->delta); break;
     case KEY_FAILURE:

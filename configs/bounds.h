@@ -71,6 +71,10 @@ struct sg_bound_entry {
     uint64_t avoid_checked;
     char avoid_seconds[32];
     char workaround_seconds[32];
+    /* The nodes the P ranks were spread over when it was measured: 1 where
+     * absent (protect/layer.h, sg_rules_at_spread: which entries judge a
+     * call on a communicator of another spread). */
+    uint64_t nodes;
 };
 
 struct sg_platform {

@@ -19,7 +19,9 @@ static const char usage[] =
     "       scaleguard-ini routines\n"
     "       scaleguard-ini --help | --version\n"
     "\n"
-    "check    loads FILE, prints warnings and errors to stderr and a summary to stdout.\n"
+    "check    loads FILE, prints warnings and errors to stderr and a summary to stdout\n"
+    "         (entries, routines, and the nodes they were measured on where an entry\n"
+    "         says nodes = N other than 1).\n"
     "         A file that holds nothing the layer uses (only comments) is warned\n"
     "         about: the layer then protects with Class D only. An avoid_with value\n"
     "         that this MPI does not take for its variable (as the MPI tool interface\n"
@@ -36,8 +38,8 @@ static const char usage[] =
     "         MPI_Name#k), then every key as KEY=VALUE\n"
     "         with its value as the layer reads it (defaults filled in: class, trigger,\n"
     "         bound, type_size, procs, safe_count, delta, failure, workaround, inplace,\n"
-    "         and safe_seconds, fail_seconds where present; 0, - or unknown when\n"
-    "         absent).\n"
+    "         nodes (1 when absent), and safe_seconds, fail_seconds where present; 0, -\n"
+    "         or unknown when absent).\n"
     "replace  replaces every [SECTION], [SECTION#2], ... of FILE by one section per\n"
     "         --entry, holding the KEY=VALUE arguments that follow it; without --entry\n"
     "         the sections are removed. SECTION is an MPI routine (MPI_Scatter),\n"
@@ -89,6 +91,37 @@ static int load(const char *path, struct sg_bounds *bounds)
     return 0;
 }
 
+/* ", measured on 1, 2 and 4 nodes": the spreads the entries were measured
+ * at (README, "The bounds INI"), where one says another than 1 node. */
+static void print_spreads(const struct sg_bounds *bounds)
+{
+    uint64_t shown = 0; /* the largest spread printed so far */
+    size_t spreads = 0, others = 0;
+    for (size_t i = 0; i < bounds->count; i++)
+        others += bounds->entries[i].nodes != 1;
+    if (others == 0)
+        return;
+    for (;;) { /* each spread once, ascending */
+        uint64_t next = UINT64_MAX;
+        size_t left = 0;
+        for (size_t i = 0; i < bounds->count; i++) {
+            uint64_t nodes = bounds->entries[i].nodes;
+            if (nodes > shown && nodes < next)
+                next = nodes;
+            left += nodes > shown;
+        }
+        if (left == 0)
+            break;
+        int last = 1;
+        for (size_t i = 0; i < bounds->count; i++)
+            last &= bounds->entries[i].nodes <= next;
+        printf("%s%" PRIu64, spreads == 0 ? ", measured on " : last ? " and " : ", ", next);
+        spreads++;
+        shown = next;
+    }
+    printf(" node%s", shown == 1 ? "" : "s");
+}
+
 static int check(const char *path, int strict)
 {
     struct sg_bounds bounds;
@@ -124,6 +157,7 @@ static int check(const char *path, int strict)
            routines, routines == 1 ? "routine" : "routines");
     if (bounds.cvar_count > 0)
         printf(", %zu control variables", bounds.cvar_count);
+    print_spreads(&bounds);
     putchar('\n');
     sg_bounds_free(&bounds);
     return 0;
@@ -155,11 +189,11 @@ static int dump(const char *path)
             printf("#%u", e->ordinal);
         printf("\tclass=%s\ttrigger=%s\tbound=%" PRIu64 "\ttype_size=%" PRIu64
                "\tprocs=%" PRIu64 "\tsafe_count=%" PRIu64 "\tdelta=%" PRIu64
-               "\tfailure=%s\tworkaround=%s\tinplace=%s",
+               "\tfailure=%s\tworkaround=%s\tinplace=%s\tnodes=%" PRIu64,
                sg_class_name(e->cls), e->cls == SG_CLASS_D ? "-" : sg_trigger_name(e->trigger),
                e->bound, e->type_size, e->procs, e->safe_count, e->delta,
                sg_failure_name(e->failure), sg_workaround_name(e->workaround),
-               e->inplace ? "yes" : "no");
+               e->inplace ? "yes" : "no", e->nodes);
         if (e->safe_seconds[0])
             printf("\tsafe_seconds=%s", e->safe_seconds);
         if (e->fail_seconds[0])

@@ -22,6 +22,7 @@
 
 #include "compare.h"
 #include "layer.h"
+#include "spread.h"
 #include "w4.h"
 
 int sg_init_seen;
@@ -178,6 +179,8 @@ static void agree(void)
         if (rank == 0 && layer->path != NULL)
             sg_log(SG_LOG_INFO, NULL, "loaded %zu bound entries from %s", layer->bounds.count,
                    layer->path);
+        if (layer->bounds.count > 0) /* which entries judge a call follows from its spread */
+            sg_spread_prepare_world();
         sg_protect_prepare_world();
         return;
     }

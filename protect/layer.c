@@ -41,16 +41,49 @@ static int in_place_everywhere(enum sg_routine r)
     return sg_routines[r].in_place && !sg_routines[r].rooted;
 }
 
-/* Whether some entry of `rules` has a bound, and the smallest bound. */
+/* Whether some entry of `rules` has a bound, the smallest bound, and on
+ * how many spreads the entries were measured. */
 static void summarise(struct sg_rules *rules)
 {
+    rules->bounded = 0;
     rules->quiet_reach = UINT64_MAX;
-    for (size_t i = 0; i < rules->count; i++)
-        if (rules->entries[i]->cls != SG_CLASS_D) {
+    rules->spreads = 0;
+    for (size_t i = 0; i < rules->count; i++) {
+        const struct sg_bound_entry *e = rules->entries[i];
+        if (e->cls != SG_CLASS_D) {
             rules->bounded = 1;
-            if (rules->entries[i]->bound < rules->quiet_reach)
-                rules->quiet_reach = rules->entries[i]->bound;
+            if (e->bound < rules->quiet_reach)
+                rules->quiet_reach = e->bound;
         }
+        size_t first = 0; /* the first entry of its spread */
+        while (rules->entries[first]->nodes != e->nodes)
+            first++;
+        rules->spreads += first == i;
+    }
+}
+
+static uint64_t distance(uint64_t nodes, int spread)
+{
+    return nodes > (uint64_t)spread ? nodes - (uint64_t)spread : (uint64_t)spread - nodes;
+}
+
+void sg_rules_at_spread(const struct sg_rules *rules, int spread, struct sg_rules *at,
+                        const struct sg_bound_entry **room)
+{
+    if (rules->spreads <= 1 || spread <= 0) {
+        *at = *rules;
+        return;
+    }
+    uint64_t nearest = UINT64_MAX;
+    for (size_t i = 0; i < rules->count; i++)
+        if (distance(rules->entries[i]->nodes, spread) < nearest)
+            nearest = distance(rules->entries[i]->nodes, spread);
+    size_t count = 0;
+    for (size_t i = 0; i < rules->count; i++) /* in file order, as every rule set */
+        if (distance(rules->entries[i]->nodes, spread) == nearest)
+            room[count++] = rules->entries[i];
+    *at = (struct sg_rules){.entries = room, .count = count};
+    summarise(at);
 }
 
 /* FNV-1a over every field of the rules that a decision reads, routine by
@@ -73,6 +106,7 @@ static uint64_t fingerprint(const struct sg_rule_set *set)
             SG_MIX(e->bound);
             SG_MIX(e->type_size);
             SG_MIX(e->procs);
+            SG_MIX(e->nodes);
             SG_MIX(e->workaround);
             SG_MIX(e->inplace);
             SG_MIX(e->avoid_checked);

@@ -19,6 +19,7 @@ struct sg_rules {
     /* The smallest of those bounds: no entry triggers for a call whose reach
      * (sg_call_reach) is at most this, which needs no shape of the call. */
     uint64_t quiet_reach;
+    unsigned spreads; /* how many spreads its entries were measured on (`nodes`) */
 };
 
 /* The rules of every routine: views into the loaded entries, grouped by
@@ -109,6 +110,22 @@ static inline const struct sg_rules *sg_rules_of(const struct sg_layer *layer,
     return c->sendbuf == MPI_IN_PLACE ? &layer->rules.all[c->routine]
                                       : &layer->rules.not_in_place[c->routine];
 }
+
+/* The spread rule (README, "The bounds INI"): of `rules` (sg_rules_of's,
+ * for one call), the entries that judge a call on a communicator whose
+ * ranks are on `spread` nodes: those measured on that many nodes, else on
+ * the nearest number (on a tie, of both). Between nodes the MPI runs other
+ * code (its network transport, node-aware algorithms), so a bound measured
+ * on one spread may not hold on another; the nearest is the best evidence
+ * there is, and a bound applied where the MPI would not have failed costs
+ * time, never a wrong result (every workaround gives the same bytes). With
+ * `spread` 0 (not known) every entry judges the call, as on the hot path
+ * (protect.c, nothing_can_trigger: a call that no entry at any spread
+ * triggers needs no spread). The selection goes to *at, its pointers to
+ * `room`, which has rules->count of them; where all the entries were
+ * measured on one spread it is `rules` itself. */
+void sg_rules_at_spread(const struct sg_rules *rules, int spread, struct sg_rules *at,
+                        const struct sg_bound_entry **room);
 
 /* printf-like, prefixed "scaleguard: ", to stderr, if level is enabled.
  * `once` non-NULL: print only the first time that flag is seen. */

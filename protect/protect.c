@@ -34,6 +34,7 @@
 #include "pending.h"
 #include "plan.h"
 #include "private_comm.h"
+#include "spread.h"
 #include "tuning.h"
 #include "w1a.h"
 #include "w3.h"
@@ -492,11 +493,19 @@ static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t proc
 
 /* ---- What a call yields, and what runs it -------------------------------- */
 
+/* The most entries of one routine that its calls choose among by their
+ * communicator's spread; a routine with more (no INI comes near) has all of
+ * them judge every call, on every rank alike (the count is the INI's). */
+#define SPREAD_ROOM 64
+
 /* What the detectors found in a call on this rank. */
 struct findings {
     struct sg_shape sh;
     struct displs_view recv, send; /* Class D, on the arrays this rank holds */
-    struct verdict v;              /* class G or X from the rules, or D from the arrays */
+    int spread;                    /* the communicator's nodes (spread.h); 0: not known */
+    struct sg_rules at;            /* the entries that judge it (sg_rules_at_spread) */
+    const struct sg_bound_entry *room[SPREAD_ROOM]; /* `at`'s, where it is a selection */
+    struct verdict v;              /* class G or X from `at`, or D from the arrays */
     int meets_bound;               /* class G or X, from facts every rank of Allgatherv has */
     int displs_lost;               /* an array is corrupted beyond recovery (LEFT_DISPLS) */
 };
@@ -1111,7 +1120,11 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
         return -1;
     int procs = (int)f->sh.procs;
     held_displs(c, f->sh.is_root, &f->recv, &f->send);
-    judge(rules, &f->sh, sg_routines[c->routine].name, &f->v);
+    /* Past the hot path (which judged the call by every entry, at any
+     * spread), the entries of the communicator's spread judge it. */
+    f->spread = rules->count > 0 ? sg_comm_spread(c->comm) : 0;
+    sg_rules_at_spread(rules, rules->count <= SPREAD_ROOM ? f->spread : 0, &f->at, f->room);
+    judge(&f->at, &f->sh, sg_routines[c->routine].name, &f->v);
     f->meets_bound = f->v.cls >= 0;
     if (check_displs(&f->recv, procs, c->routine) != 0 ||
         check_displs(&f->send, procs, c->routine) != 0)
@@ -1136,6 +1149,33 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
  * (the standard). Allgatherv's agreement and Gatherv/Scatterv's W1-A plan
  * compare the ranks' signature lengths (plan_agreement.c); the other
  * v-routines' blocks over the chunk move whole. */
+
+/* The spread rule (sg_rules_at_spread) applied a bound measured on another
+ * spread than the communicator's: said once per routine, at info level, by
+ * the rank that reports the routine's decisions. */
+static atomic_flag other_spread_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
+
+static void tell_other_spread(const struct sg_call *c, const struct findings *f)
+{
+    const struct sg_bound_entry *e = f->v.entry;
+    const char *name = sg_routines[c->routine].name, *path = sg_layer()->path;
+    char entry[96], where[192];
+    if (e->ordinal > 1)
+        snprintf(entry, sizeof entry, "[%s#%u]", name, e->ordinal);
+    else
+        snprintf(entry, sizeof entry, "[%s]", name);
+    if (f->spread > 0)
+        snprintf(where, sizeof where, "a communicator of %d ranks on %d node%s, a spread no entry "
+                 "of the routine was measured at: the nearest spread's entries apply",
+                 (int)f->sh.procs, f->spread, f->spread == 1 ? "" : "s");
+    else
+        snprintf(where, sizeof where, "a communicator whose ranks' nodes are not known (a "
+                 "process of another MPI_COMM_WORLD): the entries of every spread apply");
+    sg_log(SG_LOG_INFO, &other_spread_once[c->routine],
+           "%s: applying the bound of %s (%s:%u), measured on %" PRIu64 " node%s, to %s "
+           "(said once per routine; README, \"The bounds INI\")",
+           name, entry, path ? path : "?", e->line, e->nodes, e->nodes == 1 ? "" : "s", where);
+}
 
 /* Returns an MPI error code (of making the private communicator, or of the
  * agreement): MPI's own failure, on a collective call, as MPI reports it. */
@@ -1179,7 +1219,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
         }
         dc->plan.kind = PLAN_W1B_P2P;
         dc->plan.chunk = f->v.max_count > INT64_MAX ? INT64_MAX : (int64_t)f->v.max_count;
-        enum sg_workaround named = preferred(rules, &f->v);
+        enum sg_workaround named = preferred(&f->at, &f->v);
         if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && dc->reports)
             sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
                    "%s: workaround %s cannot apply to this call (past a bound each rank moves "
@@ -1189,6 +1229,8 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     }
 
     dc->triggered_here = f->v.cls >= 0 && dc->plan.kind != PLAN_LEFT_ALONE;
+    if (f->v.entry != NULL && f->v.entry->nodes != (uint64_t)f->spread && dc->reports)
+        tell_other_spread(c, f);
     /* A message only for a routine with a bound (never for Class D, which the
      * deciding rank fixes alone, or leaves), and only where the ranks cannot
      * work out their part alone: Gatherv/Scatterv whose entry names W1-A
@@ -1209,7 +1251,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     }
     if (decides) {
         int agreed = talks || who == SG_KNOWS_ALL || alike;
-        dc->plan = choose(c, rules, &f->v, sh, &dc->d, &dc->fit, agreed, dc->reports, &dc->why);
+        dc->plan = choose(c, &f->at, &f->v, sh, &dc->d, &dc->fit, agreed, dc->reports, &dc->why);
     }
     /* Agreement, only where a bound is configured (see the top of the file). */
     if (talks)
@@ -1294,7 +1336,11 @@ static int protect(struct sg_call *c)
     int checked;
     if (layer->checks.collectives && (checked = sg_check_collective(c)) != MPI_SUCCESS)
         return checked;
-    const struct sg_rules *rules = sg_rules_of(layer, c); /* the entries that apply */
+    /* The entries that apply, at every spread: what the hot path judges by,
+     * and what shapes the path of a call every rank must take alike (who
+     * talks, the private copies); the entries of its communicator's spread
+     * judge it past the hot path (detect: f.at). */
+    const struct sg_rules *rules = sg_rules_of(layer, c);
     int quick = nothing_can_trigger(c, rules);
     if (quick != FULL_LOOK) {
         if (quick != MPI_SUCCESS)

@@ -63,6 +63,8 @@ static void check_entry(const struct sg_bound_entry *e)
         abort(); /* Bcast has no in-place form */
     check_seconds(e->safe_seconds);
     check_seconds(e->fail_seconds);
+    if (e->nodes == 0 || (e->procs && e->nodes > e->procs))
+        abort(); /* 1 when absent; a node holds one rank or more */
     switch (e->cls) {
     case SG_CLASS_D:
         if (!sg_routines[e->routine].irregular || e->bound != 0)

@@ -44,14 +44,27 @@ cmp -s "$file" "$dir/before.ini" || fail "a refused replace changed the file"
 
 # dump: one line per entry, every key with the value the layer reads.
 "$tool" replace "$file" MPI_Gatherv --entry class=D procs=4 failure=crash --entry class=X \
-    bound=99 type_size=2 procs=3
+    bound=99 type_size=2 procs=3 nodes=2
 tab=$(printf '\t')
 expected=$(printf '%s\n' \
-    'MPI_Allgather class=G trigger=snP bound=4000 type_size=0 procs=0 safe_count=0 delta=0 failure=slow workaround=auto inplace=yes safe_seconds=0.0123 fail_seconds=0.5' \
-    'MPI_Gatherv class=D trigger=- bound=0 type_size=0 procs=4 safe_count=0 delta=0 failure=crash workaround=auto inplace=no' \
-    'MPI_Gatherv#2 class=X trigger=n bound=99 type_size=2 procs=3 safe_count=0 delta=0 failure=unknown workaround=auto inplace=no' |
+    'MPI_Allgather class=G trigger=snP bound=4000 type_size=0 procs=0 safe_count=0 delta=0 failure=slow workaround=auto inplace=yes nodes=1 safe_seconds=0.0123 fail_seconds=0.5' \
+    'MPI_Gatherv class=D trigger=- bound=0 type_size=0 procs=4 safe_count=0 delta=0 failure=crash workaround=auto inplace=no nodes=1' \
+    'MPI_Gatherv#2 class=X trigger=n bound=99 type_size=2 procs=3 safe_count=0 delta=0 failure=unknown workaround=auto inplace=no nodes=2' |
     tr ' ' "$tab")
 [ "$("$tool" dump "$file")" = "$expected" ] || fail "unexpected dump: $("$tool" dump "$file")"
+# check reports the spreads the entries were measured on
+"$tool" check "$file" >"$dir/check" || fail "check refused a file with nodes"
+grep -qx "$file: 3 entries for 2 routines, measured on 1 and 2 nodes" "$dir/check" ||
+    fail "unexpected check summary: $(cat "$dir/check")"
+# a spread of more nodes than ranks is refused at its line, the file left as it was
+cp "$file" "$dir/before.ini"
+if "$tool" replace "$file" MPI_Bcast --entry class=G trigger=n bound=5 procs=2 nodes=3 \
+    2>"$dir/error"; then
+    fail "nodes = 3 accepted with procs = 2"
+fi
+grep -q "bounds.ini:[0-9]*: nodes 3 exceeds procs 2" "$dir/error" ||
+    fail "unexpected error: $(cat "$dir/error")"
+cmp -s "$file" "$dir/before.ini" || fail "a refused replace changed the file"
 # MPI_Get_library_version's tab (MPICH: "MPICH Version:<TAB>4.0.2") is a space in the dump
 "$tool" replace "$file" platform --entry "mpi_library=MPICH Version:${tab}4.0.2" launcher=local
 [ "$("$tool" dump "$file" | head -n 1)" = "platform${tab}mpi_library=MPICH Version: 4.0.2${tab}launcher=local" ] ||

@@ -117,7 +117,7 @@ static void test_example(void)
     CHECK_STR(b.platform.cvars_rule, "MPI_T category COLLECTIVE, without *_verbose");
     CHECK(b.checks.collectives == 0 && b.checks.collectives_line == 39);
     CHECK(b.checks.warn == 0 && b.checks.action_line == 40);
-    CHECK_U64(b.count, 5);
+    CHECK_U64(b.count, 6);
     CHECK_U64(b.cvar_count, 2);
     if (b.cvar_count == 2) {
         CHECK_STR(b.cvars[0].name, "MPIR_CVAR_BCAST_INTRA_ALGORITHM");
@@ -159,6 +159,15 @@ static void test_example(void)
         CHECK_U64(e->procs, 0);
         CHECK(e->failure == SG_FAILURE_WRONG_DATA);
         CHECK(e->workaround == SG_WORKAROUND_W1B);
+        CHECK_U64(e->nodes, 1); /* no nodes key: measured on one node */
+    }
+    e = find_entry(&b, "MPI_Scatter", 3);
+    CHECK(e != NULL && e == &b.entries[2]);
+    if (e) { /* the same routine measured across 2 nodes */
+        CHECK(e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_SNP);
+        CHECK_U64(e->bound, 1050000000);
+        CHECK_U64(e->procs, 4);
+        CHECK_U64(e->nodes, 2);
     }
     e = find_entry(&b, "MPI_Alltoall", 1);
     CHECK(e != NULL);
@@ -401,6 +410,40 @@ static void test_accepted_forms(void)
     }
     sg_bounds_free(&b);
 
+    /* nodes: 1 where absent, any count up to procs, and without procs any
+     * positive count; on every class (D: where it was seen). */
+    text = "[MPI_Allgather]\n"
+           "class = G\n"
+           "trigger = n\n"
+           "bound = 1000\n"
+           "[MPI_Allgather#2]\n"
+           "class = G\n"
+           "trigger = n\n"
+           "bound = 1000\n"
+           "procs = 4\n"
+           "nodes = 4\n"
+           "[MPI_Gather]\n"
+           "nodes = 2\n"
+           "class = X\n"
+           "bound = 9\n"
+           "type_size = 1\n"
+           "procs = 2\n"
+           "[MPI_Gatherv]\n"
+           "class = D\n"
+           "nodes = 18446744073709551615\n";
+    status = load_string(text, &b, NULL, error, sizeof error);
+    CHECK(status == 0);
+    if (status != 0)
+        fprintf(stderr, "%s\n", error);
+    CHECK_U64(b.count, 4);
+    if (b.count == 4) {
+        CHECK_U64(b.entries[0].nodes, 1);
+        CHECK_U64(b.entries[1].nodes, 4);
+        CHECK_U64(b.entries[2].nodes, 2);
+        CHECK_U64(b.entries[3].nodes, UINT64_MAX);
+    }
+    sg_bounds_free(&b);
+
     /* Empty text, and text without [platform], have no entries. */
     CHECK(sg_bounds_load_text("", 0, "t.ini", &b, NULL, NULL, error, sizeof error) == 0);
     CHECK_U64(b.count, 0);
@@ -456,6 +499,15 @@ static const struct bad_case bad_cases[] = {
     {G_HEAD "bound = 0\n", 4, "bound must be > 0"},
     {G_HEAD "bound = 5\ntype_size = 0\n", 5, "type_size must be > 0"},
     {G_HEAD "bound = 5\nprocs = 0\n", 5, "procs must be > 0"},
+    {G_HEAD "bound = 5\nnodes = 0\n", 5, "nodes must be > 0"},
+    {G_HEAD "bound = 5\nnodes = -2\n", 5, "negative number for nodes: '-2'"},
+    {G_HEAD "bound = 5\nnodes = two\n", 5, "bad number for nodes: 'two' (plain decimal"},
+    {G_HEAD "bound = 5\nnodes = 2.5\n", 5, "bad number for nodes: '2.5'"},
+    {G_HEAD "bound = 5\nnodes =\n", 5, "bad number for nodes: the value is empty"},
+    {G_HEAD "bound = 5\nnodes = 18446744073709551616\n", 5, "bad number for nodes"},
+    {G_HEAD "nodes = 2\nbound = 5\nnodes = 2\n", 6, "duplicate key 'nodes' in [MPI_Scatter] (first at line 4)"},
+    {G_HEAD "bound = 5\nnodes = 5\nprocs = 4\n", 5, "nodes 5 exceeds procs 4"},
+    {"[MPI_Gatherv]\nclass = D\nprocs = 2\n\nnodes = 3\n", 5, "nodes 3 exceeds procs 2"},
     {G_HEAD "bound = 5\nfailure = segfault\n", 5, "unknown failure 'segfault'"},
     {G_HEAD "bound = 5\nfailure = unknown\n", 5, "unknown failure"},
     {G_HEAD "bound = 5\nworkaround = W5\n", 5, "unknown workaround 'W5'"},
@@ -715,6 +767,8 @@ static void format_entry(const struct sg_bound_entry *e, struct key_list *list)
         add_key(list, "safe_seconds=%s", e->safe_seconds);
     if (e->fail_seconds[0])
         add_key(list, " fail_seconds = %s ", e->fail_seconds);
+    if (e->nodes)
+        add_key(list, "nodes=%" PRIu64, e->nodes);
     if (e->avoid_count == 0)
         return;
     char avoid[256] = "";
@@ -729,23 +783,24 @@ static void format_entry(const struct sg_bound_entry *e, struct key_list *list)
 
 static void test_round_trip(void)
 {
+    /* nodes 0: no nodes key written (read back as 1) */
     static const struct sg_bound_entry written[] = {
         {SG_MPI_Iallgatherv, 1, 0, SG_CLASS_G, SG_TRIGGER_NP, 3000000000u, 8, 16, 187500000,
-         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
+         11718750, SG_FAILURE_OOM, SG_WORKAROUND_W1A, 0, "", "", {{"", "", 0}}, 0, 0, "", "", 0},
         {SG_MPI_Iallgatherv, 2, 0, SG_CLASS_X, SG_TRIGGER_N, 5952, 1, 48, 124, 8,
-         SG_FAILURE_HANG, SG_WORKAROUND_W1B, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
+         SG_FAILURE_HANG, SG_WORKAROUND_W1B, 0, "", "", {{"", "", 0}}, 0, 0, "", "", 3},
         {SG_MPI_Iallgatherv, 3, 0, SG_CLASS_D, SG_TRIGGER_SNP, 0, 4, 1024, 1, 2,
-         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
+         SG_FAILURE_WRONG_DATA, SG_WORKAROUND_W3, 0, "", "", {{"", "", 0}}, 0, 0, "", "", 0},
         {SG_MPI_Iallgatherv, 4, 0, SG_CLASS_G, SG_TRIGGER_SN, UINT64_MAX, 1, 1, UINT64_MAX, 0,
-         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2, 0, "", "", {{"", "", 0}}, 0, 0, "", ""},
+         SG_FAILURE_MPI_ERROR, SG_WORKAROUND_W2, 0, "", "", {{"", "", 0}}, 0, 0, "", "", 0},
         {SG_MPI_Iallgatherv, 5, 0, SG_CLASS_G, SG_TRIGGER_SNP, 1073741824, 1, 4, 268435456,
-         16777216, SG_FAILURE_SLOW, SG_WORKAROUND_AUTO, 1, "0.0123", "12.000000001", {{"", "", 0}}, 0, 0, "", ""},
+         16777216, SG_FAILURE_SLOW, SG_WORKAROUND_AUTO, 1, "0.0123", "12.000000001", {{"", "", 0}}, 0, 0, "", "", 0},
         {SG_MPI_Iallgatherv, 6, 0, SG_CLASS_X, SG_TRIGGER_N, 77, 2, 3, 70, 7, SG_FAILURE_SLOW,
-         SG_WORKAROUND_W1B, 0, "", "3", {{"", "", 0}}, 0, 0, "", ""},
+         SG_WORKAROUND_W1B, 0, "", "3", {{"", "", 0}}, 0, 0, "", "", 0},
         {SG_MPI_Iallgatherv, 7, 0, SG_CLASS_G, SG_TRIGGER_N, 99, 4, 2, 99, 1, SG_FAILURE_CRASH,
          SG_WORKAROUND_W4, 0, "", "",
          {{"coll_libnbc_iallgather_algorithm", "2", 0}, {"MPIR_CVAR_X", "-1", 0}}, 2, 400,
-         "1.5", "2.25"},
+         "1.5", "2.25", 0},
     };
     enum { COUNT = sizeof written / sizeof written[0] };
     struct key_list lists[COUNT];
@@ -801,6 +856,7 @@ static void test_round_trip(void)
         CHECK_U64(r->avoid_checked, w->avoid_checked);
         CHECK_STR(r->avoid_seconds, w->avoid_seconds);
         CHECK_STR(r->workaround_seconds, w->workaround_seconds);
+        CHECK_U64(r->nodes, w->nodes ? w->nodes : 1); /* 1 where the key is absent */
     }
     sg_bounds_free(&b);
 
