@@ -29,6 +29,14 @@ sg_mpi_launch(launch PROCS 4 NODES 4 ENV "LD_PRELOAD=$<TARGET_FILE:scaleguard>"
               "SCALEGUARD_CONFIG=${node_ini}" SCALEGUARD_LOG=info)
 set(bench_allgatherv $<TARGET_FILE:scaleguard-bench> -c MPI_Allgatherv -n 1000)
 set(path "[^ ]*/tmp/scaleguard-layer-agree.ini")
+add_test(NAME cluster_layer_agree_ini_on_one_node
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/on-nodes.sh ${layer_dir}/agree.ini ${node_ini} ${host3}
+          sh ${PROJECT_SOURCE_DIR}/tests/fault/expect.sh 0 "${layer_world_4}"
+             --also "routine=MPI_Allgatherv count=1000 .*result=pass"
+          sh ${PROJECT_SOURCE_DIR}/tests/protect/agree-case.sh
+             "ranks 0-1,3 \\(hosts ${host1},${host2},${host4}\\): ${path}: cannot open: No such file or directory. rank 2 \\(host ${host3}\\): ${path}: 2 bound entries \\(digest [0-9a-f]+\\)$"
+             "!class G"
+          sh -c "exec \"$@\" >&2" sh ${launch} ${bench_allgatherv})
 add_test(NAME cluster_layer_agree_ini_on_every_node
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/on-nodes.sh ${layer_dir}/agree.ini ${node_ini}
              ${cluster_hosts}
@@ -37,7 +45,24 @@ add_test(NAME cluster_layer_agree_ini_on_every_node
           sh ${PROJECT_SOURCE_DIR}/tests/protect/agree-case.sh -
              "^scaleguard: MPI_Allgatherv: class G, n=1000 s=1 P=4: W1-B$"
           sh -c "exec \"$@\" >&2" sh ${launch} ${bench_allgatherv})
-set_tests_properties(cluster_layer_agree_ini_on_every_node
+# Class D protection goes on alike on every rank: Allgatherv's wrapped
+# displacements (tests/protect's d_layout, two windows; every rank decides
+# alone) are moved by MPICH's large-count Allgatherv (W3) or over windows.
+if(SCALEGUARD_MPI_FLAVOR STREQUAL "mpich")
+  set(d_how "W3 \\(PMPI_Allgatherv_c\\)$")
+else()
+  set(d_how "W1-B over 2 displacement windows$")
+endif()
+add_test(NAME cluster_layer_agree_ini_on_one_node_class_d
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/on-nodes.sh ${layer_dir}/agree.ini ${node_ini} ${host3}
+          sh ${PROJECT_SOURCE_DIR}/tests/fault/expect.sh 0
+             "d_layout: MPI_Allgatherv P=4 .*: every byte right"
+          sh ${PROJECT_SOURCE_DIR}/tests/protect/agree-case.sh
+             "ranks 0-1,3 \\(hosts ${host1},${host2},${host4}\\): .* rank 2 \\(host ${host3}\\): "
+             "^scaleguard: MPI_Allgatherv: class D, n=1004 s=1 P=4: ${d_how}"
+          ${launch} $<TARGET_FILE:d_layout> -c MPI_Allgatherv -n 1001 -g 1500000000)
+set_tests_properties(cluster_layer_agree_ini_on_one_node cluster_layer_agree_ini_on_every_node
+                     cluster_layer_agree_ini_on_one_node_class_d
   PROPERTIES LABELS cluster FIXTURES_REQUIRED cluster TIMEOUT 60
   ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
 
