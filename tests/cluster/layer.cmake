@@ -222,3 +222,10 @@ foreach(case IN ITEMS
     TIMEOUT 60
     RUN $<TARGET_FILE:hang> ${name})
 endforeach()
+sg_expect_test(cluster_layer_watchdog_dir_on_each_node PROCS 4 NODES 4 STDOUT
+  ENV "LD_PRELOAD=$<TARGET_FILE:scaleguard>" SCALEGUARD_CHECK=none SCALEGUARD_WATCHDOG=2
+      SCALEGUARD_WATCHDOG_ACTION=abort
+      SCALEGUARD_WATCHDOG_DIR=${cluster_prefix}/tmp/scaleguard-layer-watchdog
+  EXPECT 0 "^scaleguard: watchdog: rank 1: ${cluster_prefix}/tmp/scaleguard-layer-watchdog/[^ ]+ is not shared with rank 0's node: ${host2} does not see rank 0's state file there \\(SCALEGUARD_WATCHDOG_DIR must be a directory every node of the job sees\\). no rank is watched$"
+    --also "hang: slow done" --not "cause:"
+  RUN $<TARGET_FILE:hang> slow 1)
