@@ -229,3 +229,22 @@ sg_expect_test(cluster_layer_watchdog_dir_on_each_node PROCS 4 NODES 4 STDOUT
   EXPECT 0 "^scaleguard: watchdog: rank 1: ${cluster_prefix}/tmp/scaleguard-layer-watchdog/[^ ]+ is not shared with rank 0's node: ${host2} does not see rank 0's state file there \\(SCALEGUARD_WATCHDOG_DIR must be a directory every node of the job sees\\). no rank is watched$"
     --also "hang: slow done" --not "cause:"
   RUN $<TARGET_FILE:hang> slow 1)
+
+# The collective checks (tests/checks' mismatch.c, action abort) on wrong
+# calls whose ranks sit on different nodes: exit code 13 before the wrong
+# call reaches MPI, the ranks named by what each passed; on MPI_COMM_WORLD
+# and on a communicator of world ranks 1 and 3 (hosts 2 and 4).
+foreach(case IN ITEMS
+    "op|MPI_Allreduce on MPI_COMM_WORLD \\(4 ranks\\), call 2 on it: the ranks pass different ops: ranks 0-1,3 MPI_SUM. rank 2 MPI_MAX"
+    "signature|the type signatures differ: rank 0 with 2 x MPI_INT \\(2 basic elements\\). ranks 1-3 with 1 x MPI_DOUBLE \\(1 basic element\\)"
+    "split_freed|MPI_Ibcast on a communicator \\(2 ranks: world ranks 1,3\\), call 1 on it: the type signatures differ: rank 0 with 1 x MPI_FLOAT \\(1 basic element\\). rank 1 with 1 x MPI_INT")
+  string(REGEX MATCH "^([^|]*)[|](.*)$" fields "${case}")
+  set(name ${CMAKE_MATCH_1})
+  set(says "${CMAKE_MATCH_2}")
+  sg_expect_test(cluster_layer_checks_${name} PROCS 4 NODES 4 STDOUT
+    ENV "LD_PRELOAD=$<TARGET_FILE:scaleguard>" SCALEGUARD_CHECK=collectives
+        SCALEGUARD_CHECK_ACTION=abort
+    EXPECT 13 "scaleguard: collective check: .*${says}.*aborting the job"
+      --not "mismatch: ${name} survived"
+    RUN $<TARGET_FILE:mismatch> ${name})
+endforeach()
