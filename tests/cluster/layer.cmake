@@ -248,3 +248,21 @@ foreach(case IN ITEMS
       --not "mismatch: ${name} survived"
     RUN $<TARGET_FILE:mismatch> ${name})
 endforeach()
+
+# A trace written on several hosts (trace-across.sh): each rank writes its
+# file on its own node's tmp; gathered into one directory, the files agree
+# with what traced.c called (tests/trace/check-trace.sh, W1-B's Gatherv
+# sub-calls too), each names its host, and scaleguard-trace merges them
+# (tests/viewer's whole case; its summary names each rank's host).
+set(gatherv_ini ${layer_dir}/trace-gatherv-w1b.ini)
+file(WRITE ${gatherv_ini} "[MPI_Gatherv]\nclass = G\ntrigger = nP\nbound = 2\nworkaround = W1-B\n")
+sg_mpi_launch(launch PROCS 4 NODES 4
+  ENV "LD_PRELOAD=$<TARGET_FILE:scaleguard>"
+      SCALEGUARD_TRACE=${cluster_prefix}/tmp/scaleguard-layer-trace
+      "SCALEGUARD_CONFIG=${gatherv_ini}")
+add_test(NAME cluster_layer_trace_on_4_hosts
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/trace-across.sh $<TARGET_FILE:scaleguard-trace>
+          ${cluster_prefix} scaleguard-layer-trace ${cluster_hosts} "--did MPI_Gatherv W1-B"
+          ${launch} $<TARGET_FILE:traced> 3)
+set_tests_properties(cluster_layer_trace_on_4_hosts PROPERTIES LABELS cluster
+  FIXTURES_REQUIRED cluster TIMEOUT 120 ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
