@@ -334,8 +334,11 @@ static void collect(MPI_Comm copy, int procs, const struct sg_check_facts *own,
     free(blocks);
 }
 
-/* Another rank: its facts (and blocks) to rank 0, not waiting for them to
- * arrive. */
+/* Another rank: its facts (and blocks) to rank 0, moved on for as long as
+ * rank 0 waits for them (ANSWER_SECONDS), not waited for: between nodes an
+ * MPI may send a message, or first connect to rank 0, only while the
+ * sender is inside MPI, and a rank that aborts then sleeps outside it (Open
+ * MPI over TCP: rank 0 heard nothing from a rank it had never talked to). */
 static void answer(MPI_Comm copy, const struct sg_check_facts *facts,
                    const struct sg_check_block *blocks, int procs)
 {
@@ -352,6 +355,12 @@ static void answer(MPI_Comm copy, const struct sg_check_facts *facts,
         PMPI_Isend(a->blocks, (int)(row * sizeof *blocks), MPI_BYTE, 0, tag + 1, copy,
                    &a->requests[1]);
     }
+    double until = PMPI_Wtime() + ANSWER_SECONDS;
+    int sent = 0;
+    MPI_Status statuses[2]; /* (GCC reads MPICH's MPI_STATUSES_IGNORE as an empty array) */
+    while (PMPI_Testall(2, a->requests, &sent, statuses) == MPI_SUCCESS && !sent &&
+           PMPI_Wtime() < until)
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
     pthread_mutex_lock(&answers_lock);
     a->next = answers;
     answers = a;

@@ -1,12 +1,40 @@
 # Helpers for tests that start MPI jobs with this tree's launcher.
 
-# sg_mpi_launch(<var> PROCS <n> [ENV NAME=VALUE...])
+# sg_mpi_launch(<var> PROCS <n> [NODES <k>] [ENV NAME=VALUE...])
 # Sets <var> to the launcher command for <n> ranks with each NAME=VALUE
 # passed to every rank, the way this MPI's launcher takes it: Open MPI
 # `-x NAME=VALUE`, MPICH `-genv NAME VALUE`.
+# NODES <k>: the ranks on the first <k> hosts of the test cluster
+# (tests/cluster/CMakeLists.txt: its cluster_hosts and cluster_prefix, in
+# the caller's scope), ceil(n/k) per host in blocks (ranks 0, 1, ... on the
+# first), started through the cluster's node-ssh, as
+# tester/launchers/launch-local does: MPICH `-launcher ssh -launcher-exec
+# SSH -hosts h1:c,h2:c`, Open MPI `--mca plm_rsh_agent SSH --host h1:c,...`.
 function(sg_mpi_launch var)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "PROCS" "ENV")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "PROCS;NODES" "ENV")
   set(launch ${SCALEGUARD_MPIEXEC_COMMAND} -n ${L_PROCS})
+  if(L_NODES)
+    string(REPLACE "," ";" hosts "${cluster_hosts}")
+    list(LENGTH hosts known)
+    if(NOT cluster_prefix OR known LESS L_NODES)
+      message(FATAL_ERROR "sg_mpi_launch NODES ${L_NODES}: only in tests/cluster, whose "
+                          "cluster_hosts has ${known} hosts")
+    endif()
+    math(EXPR per_host "(${L_PROCS} + ${L_NODES} - 1) / ${L_NODES}")
+    math(EXPR last "${L_NODES} - 1")
+    set(host_slots)
+    foreach(node RANGE ${last})
+      list(GET hosts ${node} host)
+      list(APPEND host_slots ${host}:${per_host})
+    endforeach()
+    list(JOIN host_slots , host_slots)
+    if(SCALEGUARD_MPI_FLAVOR STREQUAL "openmpi")
+      list(APPEND launch --mca plm_rsh_agent ${cluster_prefix}/bin/node-ssh --host ${host_slots})
+    else()
+      list(APPEND launch -launcher ssh -launcher-exec ${cluster_prefix}/bin/node-ssh
+                  -hosts ${host_slots})
+    endif()
+  endif()
   foreach(setting IN LISTS L_ENV)
     if(SCALEGUARD_MPI_FLAVOR STREQUAL "openmpi")
       list(APPEND launch ${SCALEGUARD_MPIEXEC_ENV_FLAG} "${setting}")
@@ -47,7 +75,7 @@ else()
          ";SCALEGUARD_WATCHDOG=unset:;SCALEGUARD_WATCHDOG_ACTION=unset:;SCALEGUARD_WATCHDOG_DIR=unset:")
 endif()
 
-# sg_expect_test(<name> PROCS <n> [ENV NAME=VALUE...]
+# sg_expect_test(<name> PROCS <n> [NODES <k>] [ENV NAME=VALUE...]
 #                EXPECT <status> <pattern> [--also <pattern>]... [--not <pattern>]...
 #                RUN <program> [<argument>...]
 #                [STDOUT] [TIMEOUT <seconds>] [PROCESSORS <n>] [WRAP <command>...])
@@ -55,10 +83,13 @@ endif()
 # environment (sg_mpi_launch), under tests/fault/expect.sh, which checks
 # the exit status and what standard error says (STDOUT: the job's standard
 # output too). Label mpi, 60 s unless TIMEOUT, from a clean environment.
-# WRAP: a command the launcher runs under (timeout ...).
+# WRAP: a command the launcher runs under (timeout ...). NODES <k>: across
+# the test cluster's first <k> hosts (sg_mpi_launch), label cluster, with
+# its fixture.
 function(sg_expect_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "STDOUT" "PROCS;TIMEOUT;PROCESSORS" "ENV;EXPECT;RUN;WRAP")
-  sg_mpi_launch(launch PROCS ${T_PROCS} ENV ${T_ENV})
+  cmake_parse_arguments(PARSE_ARGV 1 T "STDOUT" "PROCS;NODES;TIMEOUT;PROCESSORS"
+                        "ENV;EXPECT;RUN;WRAP")
+  sg_mpi_launch(launch PROCS ${T_PROCS} NODES ${T_NODES} ENV ${T_ENV})
   set(to_stderr)
   if(T_STDOUT)
     set(to_stderr sh -c "exec \"$@\" >&2" sh)
@@ -71,6 +102,9 @@ function(sg_expect_test name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${T_TIMEOUT}
     ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
+  if(T_NODES)
+    set_tests_properties(${name} PROPERTIES LABELS cluster FIXTURES_REQUIRED cluster)
+  endif()
   if(T_PROCESSORS)
     set_tests_properties(${name} PROPERTIES PROCESSORS ${T_PROCESSORS})
   endif()

@@ -27,42 +27,50 @@ static SG_THREAD_LOCAL struct {
 /* The time in seconds, as the watchdog reads it. */
 static double now_seconds(void) { return 1e-9 * (double)sg_realtime_ns(); }
 
-/* The job's name, the same on every rank: Slurm's job and step, or rank
- * 0's host, process and start time. */
-static int agree_on_job(char *job, int size)
+/* The job's name on rank 0: Slurm's job and step, or its host, process and
+ * start time. */
+static void name_job(char *job, size_t size)
 {
-    int rank = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) {
-        const char *id = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-        char host[64] = "?";
-        if (gethostname(host, sizeof host - 1) != 0)
-            snprintf(host, sizeof host, "?");
-        if (id && *id)
-            snprintf(job, (size_t)size, "slurm-%s.%s", id, step && *step ? step : "0");
-        else
-            snprintf(job, (size_t)size, "%s-%d-%ld", host, (int)getpid(), (long)time(NULL));
-    }
-    return PMPI_Bcast(job, size, MPI_CHAR, 0, MPI_COMM_WORLD);
+    const char *id = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+    char host[64] = "?";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "?");
+    if (id && *id)
+        snprintf(job, size, "slurm-%s.%s", id, step && *step ? step : "0");
+    else
+        snprintf(job, size, "%s-%d-%ld", host, (int)getpid(), (long)time(NULL));
 }
 
 void sg_observe_start(double watch_seconds, enum sg_watch_action action, const char *trace_dir)
 {
     char job[128] = "";
-    if ((watch_seconds <= 0 && trace_dir == NULL) ||
-        agree_on_job(job, (int)sizeof job) != MPI_SUCCESS)
+    if (watch_seconds <= 0 && trace_dir == NULL)
         return;
-    /* before the program's first duplicate of it, whose id follows from it */
-    sg_comm_identity(MPI_COMM_WORLD);
     /* Each rank starts what it can; a failure (a directory refused, no
      * memory) is told once, by the lowest rank that had it, and then that
      * observer runs on no rank: the watchdog needs every rank's state, the
-     * trace's reader every rank's file. */
+     * trace's reader every rank's file. Rank 0 starts the watchdog before
+     * it sends the job's name (one Bcast), so that the others can check
+     * they see its state (watch.h). */
     char watch_why[512] = "", trace_why[512] = "";
     int rank = 0, procs = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
-    int watch_failed = watch_seconds > 0 &&
+    int watch_failed = 0;
+    if (rank == 0) {
+        name_job(job, sizeof job);
+        watch_failed = watch_seconds > 0 &&
+                       sg_watch_start(watch_seconds, action, job, watch_why, sizeof watch_why) != 0;
+    }
+    if (PMPI_Bcast(job, (int)sizeof job, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        if (rank == 0 && watch_seconds > 0 && !watch_failed)
+            sg_watch_discard();
+        return;
+    }
+    /* before the program's first duplicate of it, whose id follows from it */
+    sg_comm_identity(MPI_COMM_WORLD);
+    if (rank != 0)
+        watch_failed = watch_seconds > 0 &&
                        sg_watch_start(watch_seconds, action, job, watch_why, sizeof watch_why) != 0;
     int trace_failed = trace_dir != NULL &&
                        sg_trace_start(trace_dir, trace_why, sizeof trace_why) != 0;

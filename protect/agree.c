@@ -10,7 +10,8 @@
  * inside MPI_Init (or MPI_Init_thread) tells; every communicator the job
  * makes later holds processes of this world, so its ranks agree too. When
  * they differ, every rank goes on with Class D protection only, which needs
- * no agreement, and rank 0 names each group of ranks and what it loaded.
+ * no agreement, and rank 0 names each group of ranks, their hosts and what
+ * it loaded.
  *
  * Processes started by MPI_Comm_spawn agree within their own world;
  * intercommunicators pass through the layer unprotected. */
@@ -53,15 +54,52 @@ static void append_ranks(char *out, size_t size, const struct loaded *all, int p
     }
 }
 
+/* Append the hosts of the ranks of `all` whose fingerprint is `fp`: "host
+ * a" or "hosts a,b,c", in the order of their first rank; past 8 hosts,
+ * "and more" (a group of a large job may span many nodes; comparing with
+ * the 8 named keeps this linear in the ranks). */
+static void append_hosts(char *out, size_t size, const struct loaded *all, int procs,
+                         uint64_t fp)
+{
+    enum { named_at_most = 8 };
+    const char *named[named_at_most];
+    int count = 0, more = 0;
+    for (int r = 0; r < procs && !more; r++) {
+        if (all[r].fingerprint != fp)
+            continue;
+        int seen = 0;
+        for (int h = 0; h < count && !seen; h++)
+            seen = strcmp(named[h], all[r].host) == 0;
+        if (seen)
+            continue;
+        if (count == named_at_most)
+            more = 1;
+        else
+            named[count++] = all[r].host;
+    }
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s", count > 1 ? "hosts " : "host ");
+    for (int h = 0; h < count; h++) {
+        used = strlen(out);
+        snprintf(out + used, size - used, "%s%s", h ? "," : "", named[h]);
+    }
+    if (more) {
+        used = strlen(out);
+        snprintf(out + used, size - used, " and more");
+    }
+}
+
 /* Rank 0's one message: the groups of ranks by what they loaded, in the
- * order of each group's first rank. */
+ * order of each group's first rank, each with the hosts its ranks are on
+ * (a node without the INI is named by its ranks' host). */
 static void report(const struct loaded *all, int procs)
 {
-    size_t size = 4096;
-    char *text = malloc(size), *ranks = malloc(size);
-    if (text == NULL || ranks == NULL) {
+    size_t size = 8192;
+    char *text = malloc(size), *ranks = malloc(size), *hosts = malloc(size);
+    if (text == NULL || ranks == NULL || hosts == NULL) {
         free(text);
         free(ranks);
+        free(hosts);
         sg_log(SG_LOG_WARN, NULL, "the ranks loaded different bounds: none is applied, on any "
                                   "rank (Class D protection only)");
         return;
@@ -83,13 +121,16 @@ static void report(const struct loaded *all, int procs)
         int members;
         ranks[0] = '\0';
         append_ranks(ranks, size, all, procs, all[r].fingerprint, &members);
+        hosts[0] = '\0';
+        append_hosts(hosts, size, all, procs, all[r].fingerprint);
         size_t used = strlen(text);
-        snprintf(text + used, size - used, "%s rank%s %s (host %s): %s", groups > 1 ? ";" : "",
-                 members > 1 ? "s" : "", ranks, all[r].host, all[r].source);
+        snprintf(text + used, size - used, "%s rank%s %s (%s): %s", groups > 1 ? ";" : "",
+                 members > 1 ? "s" : "", ranks, hosts, all[r].source);
     }
     sg_log(SG_LOG_WARN, NULL, "%s", text);
     free(text);
     free(ranks);
+    free(hosts);
 }
 
 /* The running MPI against the one the bounds were measured on (its library,

@@ -38,6 +38,7 @@ struct comm {
 struct rank_file {
     char path[4096];
     char job[128];
+    char host[64];  /* where the rank ran (its header's host) */
     int size;
     int64_t calls;  /* `call` lines read */
     int whole;      /* ends with its `end` line */

@@ -215,13 +215,15 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
     if (number == 1) {
         /* the version, which the decoder checked */
     } else if (number == 2) {
-        char job[128];
+        char job[128], host[64];
         int rank, size;
-        if (sscanf(text, "job %127s rank %d size %d", job, &rank, &size) != 3 || rank != r->rank ||
-            size < 1)
-            why = "expected 'job NAME rank R size P ...' with the rank of its file's name";
+        if (sscanf(text, "job %127s rank %d size %d host %63s", job, &rank, &size, host) != 4 ||
+            rank != r->rank || size < 1)
+            why = "expected 'job NAME rank R size P host HOST ...' with the rank of its file's "
+                  "name";
         else {
             snprintf(f->job, sizeof f->job, "%s", job);
+            snprintf(f->host, sizeof f->host, "%s", host);
             f->size = size;
         }
     } else if (r->ended) {

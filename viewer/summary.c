@@ -132,17 +132,18 @@ int write_summary(const struct trace *t, FILE *out)
             fprintf(out, "%s%s %" PRId64, d ? ", " : "", s->did[d], s->did_count[d]);
         fprintf(out, " |\n");
     }
-    fprintf(out, "\n## Per rank\n\n| rank | calls | time in MPI (s) | pvar lines | event lines "
-                 "| lost records | whole |\n|---:|---:|---:|---:|---:|---:|---|\n");
+    fprintf(out, "\n## Per rank\n\n| rank | host | calls | time in MPI (s) | pvar lines | "
+                 "event lines | lost records | whole |\n|---:|---|---:|---:|---:|---:|---:|---|\n");
     for (int r = 0; r < t->procs; r++) {
         double time = 0;
         for (size_t i = 0; i < t->call_count; i++)
             if (t->calls[i].rank == r)
                 time += t->calls[i].duration;
         const struct rank_file *f = &t->files[r];
-        fprintf(out, "| %d | %" PRId64 " | %.6f | %" PRId64 " | %" PRId64 " | %" PRId64
+        fprintf(out, "| %d | %s | %" PRId64 " | %.6f | %" PRId64 " | %" PRId64 " | %" PRId64
                      " | %s |\n",
-                r, f->calls, time, f->pvars, f->events, f->lost, f->whole ? "yes" : "no (cut)");
+                r, f->host, f->calls, time, f->pvars, f->events, f->lost,
+                f->whole ? "yes" : "no (cut)");
     }
     int64_t pvars = 0, events = 0;
     for (int r = 0; r < t->procs; r++)

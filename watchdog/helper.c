@@ -261,6 +261,19 @@ int sg_watch_start(double seconds, enum sg_watch_action action, const char *job,
         close_directories();
         return -1;
     }
+    /* rank 0 started first: a rank that does not see its file is on a node
+     * that does not share the directory, where a report would call the
+     * ranks of the other nodes gone, and each node report on its own */
+    char rank0[32];
+    rank_file(0, rank0, sizeof rank0);
+    struct stat status;
+    if (helper.rank != 0 && fstatat(helper.dir_fd, rank0, &status, AT_SYMLINK_NOFOLLOW) != 0) {
+        snprintf(why, why_size, "%s is not shared with rank 0's node: %s does not see rank 0's "
+                 "state file there (SCALEGUARD_WATCHDOG_DIR must be a directory every node of "
+                 "the job sees)", helper.dir, helper.host);
+        close_directories();
+        return -1;
+    }
     sg_watch_mark(SG_WATCH_OUTSIDE, "");
     struct sg_watch_view own = {.rank = helper.rank, .pid = helper.pid};
     snprintf(own.host, sizeof own.host, "%s", helper.host);

@@ -50,9 +50,11 @@ enum sg_watch_action { SG_WATCH_REPORT, SG_WATCH_ABORT };
 /* At MPI_Init, on every rank, once the ranks agreed on the setting; `job`
  * names the job's directory, the same on every rank. Makes (0700) and
  * checks the directories and writes the rank's first state (0600), safely
- * (files/safe_file.h). Returns 0, or -1 with what failed or was refused in
- * `why` (nothing printed). Then every rank either runs (every rank could
- * start: the helper thread starts) or discards (some could not). */
+ * (files/safe_file.h). Rank 0 starts before the others, which then check
+ * that they see its state file: the directory is shared with its node.
+ * Returns 0, or -1 with what failed or was refused in `why` (nothing
+ * printed). Then every rank either runs (every rank could start: the
+ * helper thread starts) or discards (some could not). */
 int sg_watch_start(double seconds, enum sg_watch_action action, const char *job, char *why,
                    size_t why_size);
 int sg_watch_run(void);
