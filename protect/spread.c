@@ -37,10 +37,10 @@ int sg_spread_prepare_world(void)
      * there is its rank 0 */
     int err = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
                                    &node);
-    if (err != MPI_SUCCESS)
-        return err;
-    err = first_on_node(node, &first);
-    PMPI_Comm_free(&node);
+    if (err == MPI_SUCCESS) {
+        err = first_on_node(node, &first);
+        PMPI_Comm_free(&node);
+    }
     /* every rank takes part in the Allreduce, also one that failed above */
     int *firsts = malloc((size_t)procs * sizeof *firsts);
     int mine[2] = {err == MPI_SUCCESS && first == rank, err != MPI_SUCCESS || firsts == NULL};
