@@ -5,8 +5,8 @@
 #       recorded as the MPI's failure; a job lost three times (its node set
 #       down each time) is a launch error. The fixture's cluster is not
 #       touched.
-#   cluster_campaign            on the fixture's four nodes: --max-jobs 3
-#       against one job at a time (the same jobs, the same INI, at most 3
+#   cluster_campaign            on the fixture's four nodes: --max-jobs 2
+#       against one job at a time (the same jobs, the same INI, at most 2
 #       jobs in flight), its journal replayed, killed and started again.
 string(MD5 campaign_hash "${CMAKE_BINARY_DIR}/campaign")
 string(SUBSTRING "${campaign_hash}" 0 8 campaign_id)
@@ -21,6 +21,6 @@ set_tests_properties(cluster_campaign_node_lost PROPERTIES LABELS "cluster;slurm
 add_test(NAME cluster_campaign
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/campaign-case.sh campaign ${SCALEGUARD_STAGE_DIR}
                  $<TARGET_FILE:sgfault>)
-set_tests_properties(cluster_campaign PROPERTIES LABELS "cluster;slurm" TIMEOUT 600
+set_tests_properties(cluster_campaign PROPERTIES LABELS "cluster;slurm" TIMEOUT 900
   FIXTURES_REQUIRED cluster ENVIRONMENT "${cluster_env}"
   ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
