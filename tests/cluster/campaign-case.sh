@@ -50,10 +50,11 @@ job_keys() {
   awk -F '\t' '$NF == "end" { print $1 }' "$1/jobs.tsv" | sort
 }
 
-# world_hosts LOG: the host names of the job's world line
+# world_hosts LOG: the host names of the job's world line (none when the
+# probe has just moved LOG aside: a lost run's)
 world_hosts() {
-  sed -n 's/.*scaleguard-bench: world procs=[0-9]* hosts=[0-9]* host_names=\([^ ]*\).*/\1/p' "$1" |
-    head -n 1
+  { sed -n 's/.*scaleguard-bench: world procs=[0-9]* hosts=[0-9]* host_names=\([^ ]*\).*/\1/p' \
+    "$1" 2>/dev/null || true; } | head -n 1
 }
 
 case $case in
