@@ -45,7 +45,10 @@
 #
 # Environment: SCALEGUARD_SLURM_PREFIX (DIR), SCALEGUARD_SLURM_PORT (slurmctld's
 # port, default 16817; slurmd takes the next one), SCALEGUARD_SLURM_CPUS (8,
-# per node), SCALEGUARD_SLURM_CGROUP (auto, yes, no), SCALEGUARD_SLURM_NET.
+# per node), SCALEGUARD_SLURM_CGROUP (auto, yes, no), SCALEGUARD_SLURM_NET,
+# SCALEGUARD_SLURM_NODE_TIMEOUT (Slurm's SlurmdTimeout: seconds after which a
+# node that stopped answering is down and its jobs NODE_FAIL; Slurm's 300 by
+# default, a few seconds for a test that kills a node).
 set -euo pipefail
 
 help() {
@@ -66,7 +69,8 @@ SLURM_CONF.
   status  says which run; exit 0 when all do, else 3
 Environment: SCALEGUARD_SLURM_PORT (slurmctld's port, 16817; slurmd the next),
 SCALEGUARD_SLURM_CPUS (8 per node), SCALEGUARD_SLURM_CGROUP (auto, yes, no),
-SCALEGUARD_SLURM_NET (the nodes' /24 A.B.C, default 10.(PORT / 256).(PORT % 256)).
+SCALEGUARD_SLURM_NET (the nodes' /24 A.B.C, default 10.(PORT / 256).(PORT % 256)),
+SCALEGUARD_SLURM_NODE_TIMEOUT (seconds until a silent node is down; Slurm's 300).
 Exit status: 0 done, 1 failed or refused, 2 usage error, 3 (status) not all run.
 EOF
 }
@@ -102,6 +106,9 @@ parent=$(realpath -m "$(dirname "$prefix")")
 prefix=${parent%/}/$(basename "$prefix")
 port=${SCALEGUARD_SLURM_PORT:-16817}
 cpus=${SCALEGUARD_SLURM_CPUS:-8}
+node_timeout=${SCALEGUARD_SLURM_NODE_TIMEOUT:-300}
+[[ $node_timeout =~ ^[1-9][0-9]{0,4}$ ]] ||
+  { echo "local-slurm: SCALEGUARD_SLURM_NODE_TIMEOUT must be a positive number of seconds" >&2; exit 2; }
 # The nodes are named after the port: two local clusters on one machine then
 # keep their cgroups (slurm_NODE) apart. stop and status take the nodes from
 # the configuration that start wrote.
@@ -284,6 +291,8 @@ JobCompType=jobcomp/filetxt
 JobCompLoc=$prefix/log/jobcomp.txt
 MpiDefault=none
 ReturnToService=2
+# Seconds after which a node that stopped answering is down (its jobs NODE_FAIL).
+SlurmdTimeout=$node_timeout
 # Seconds between SIGTERM and SIGKILL when a job is ended (default 30).
 KillWait=2
 ${node_lines%$'\n'}

@@ -21,6 +21,8 @@
 # Reduce_scatter(_block) the sum of the counts: P times the bench's count).
 # Every job's result is appended to the state folder as it lands: a driver
 # started again with the same arguments reuses every finished job.
+# With --max-jobs K (Slurm), the searches run at once, at most K jobs in
+# flight (the campaign, below); one search's jobs still go one after another.
 set -euo pipefail
 
 readonly INT_MAX=2147483647
@@ -43,6 +45,9 @@ readonly SLOW_MAX_CPU_WAIT=0.25
 # A job that ends by its time limit runs once more with this many times the
 # limit before it counts as a hang.
 readonly RETRY_FACTOR=2
+# A job the cluster lost (the launcher's status lost: its node failed, or
+# Slurm ended it) runs again up to this many times; then the probe stops.
+readonly LOST_RETRIES=2
 
 usage() {
   cat <<'EOF'
@@ -50,7 +55,7 @@ Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --o
                         [--forms plain|inplace|plain,inplace] [--inplace]
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
-                        [--refine bisect|linear] [--state DIR]
+                        [--refine bisect|linear] [--state DIR] [--max-jobs K]
                         [--bench-preload LIB]... [--bench-env NAME=VALUE]...
                         [--no-w4] [--layer LIB]
        scaleguard-probe --help | --version
@@ -84,6 +89,13 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --refine            bisect (default) or linear (the paper's scan)
   --state DIR         job results, logs (default FILE.state); rerunning with
                       the same arguments reuses every finished job
+  --max-jobs K        with --launcher slurm: the searches (routine x form x P)
+                      run at once, at most K jobs in flight, each job asking
+                      Slurm for the memory its prediction gives (capped by
+                      --memory-limit) so that Slurm packs them; a search's own
+                      jobs still run one after another, and the jobs and the
+                      INI are those of one job at a time (default 1: one job
+                      at a time, each asking for --memory-limit)
   --bench-preload LIB added to LD_PRELOAD of every rank of every job
   --bench-env N=V     set in the environment of every rank of every job
   --no-w4             do not try the MPI's other algorithms on a failing routine
@@ -100,6 +112,9 @@ Every job must report the world it ran in: one world of P ranks. A job whose
 ranks report another size (a launcher that started P one-rank jobs, as srun
 with an --mpi the MPI does not speak) or none (its start-up failed) is a
 launch error: the probe stops, and the journal records nothing of that job.
+A job the cluster lost (launch-slurm's status lost: a node failed under it,
+or Slurm ended it) is no verdict: it runs again (Slurm places it on a node
+that works) up to twice; lost three times, it is a launch error.
 A size whose ranks waited for CPUs that other work held (the bench's
 cpu_wait above 0.25) is not judged slow: its time is untrusted.
 
@@ -123,6 +138,7 @@ collective='' procs_list='' type_size='' output='' launcher=local factor=16 star
 # Every job on one node (the launchers' own default), checked by check_world.
 readonly nodes=1
 max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
+max_jobs=1
 preloads=() bench_envs=() w4=1 layer=''
 for layer in "$prefix"/lib/libscaleguard.so "$prefix"/lib/*/libscaleguard.so ''; do
   [[ -z $layer || -f $layer ]] && break
@@ -137,7 +153,7 @@ while (($#)); do
     --no-w4) w4=0; shift; continue ;;
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
-      --bench-preload | --layer | --bench-env) ;;
+      --bench-preload | --layer | --bench-env | --max-jobs) ;;
     *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
@@ -157,6 +173,7 @@ while (($#)); do
     --memory-limit) memory_limit=$value ;;
     --refine) refine=$value ;;
     --state) state=$value ;;
+    --max-jobs) max_jobs=$value ;;
     --bench-preload) preloads+=("$value") ;;
     --layer) layer=$value ;;
     --bench-env)
@@ -181,6 +198,10 @@ forms=()
 [[ $type_size =~ ^(1|2|4|8)$ ]] || die_usage "--type-size must be 1, 2, 4 or 8"
 [[ $launcher =~ ^(local|slurm)$ ]] || die_usage "--launcher must be local or slurm"
 [[ $refine =~ ^(bisect|linear)$ ]] || die_usage "--refine must be bisect or linear"
+[[ $max_jobs =~ ^[1-9][0-9]{0,3}$ ]] || die_usage "--max-jobs must be a positive integer"
+# Locally nothing packs the jobs by memory: K of them could each take the limit.
+((max_jobs == 1)) || [[ $launcher == slurm ]] ||
+  die_usage "--max-jobs above 1 needs --launcher slurm (Slurm packs the jobs by their memory)"
 if ! is_count "$factor" || ((factor < 2 || (factor & (factor - 1)) != 0)); then
   die_usage "--factor must be a power of 2, at least 2"
 fi
@@ -205,7 +226,7 @@ fi
 is_count "$memory_limit" ||
   die_usage "--memory-limit must be a positive number of bytes, or of KiB, MiB, GiB with K, M, G"
 [[ -z $layer || -f $layer ]] || die_usage "--layer $layer: no such file"
-for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher"; do
+for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flock || echo flock)"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
@@ -226,9 +247,6 @@ state=${state:-$output.state}
 mkdir -p "$state/logs"
 journal=$state/jobs.tsv
 touch "$journal"
-# A kill in the middle of an append leaves a line without its newline: end it,
-# so the next append starts a line of its own (the cut line does not count).
-[[ -z $(tail -c 1 "$journal") ]] || echo >>"$journal"
 
 # ---- jobs and their journal --------------------------------------------------
 
@@ -239,13 +257,52 @@ touch "$journal"
 # peaks=COUNT:BYTES,... (the ranks' peak resident memory,
 # summed), waits=COUNT:SHARE,... (the bench's cpu_wait), retried=LIMIT
 # (the job reached that limit once and this is its second run) and
-# started=EPOCH. A line without its final `end` was cut short by a kill and
-# does not count.
+# started=EPOCH and driver=SECONDS (the driver's own time since the job
+# before it ended, in the same search slot: reading its result, deciding,
+# starting this one). A line without its final `end` was cut short by a kill
+# and does not count.
 declare -A journaled=()
-while IFS=$'\t' read -ra line; do
-  if ((${#line[@]} < 6)) || [[ ${line[-1]} != end ]]; then continue; fi
-  journaled[${line[0]}]="${line[*]:1:${#line[@]}-2}"
-done <"$journal"
+load_journal() {
+  local line
+  journaled=()
+  while IFS=$'\t' read -ra line; do
+    if ((${#line[@]} < 6)) || [[ ${line[-1]} != end ]]; then continue; fi
+    journaled[${line[0]}]="${line[*]:1:${#line[@]}-2}"
+  done <"$journal"
+}
+load_journal
+
+# append_line FILE LINE: LINE as one whole line of FILE, under FILE's lock:
+# a campaign's searches append at once. A line a kill cut short (no newline
+# at the end of FILE) is ended first, so that this one starts a line of its
+# own (the cut line does not count).
+# shellcheck disable=SC2094 # the file's last byte, read under its lock
+append_line() {
+  {
+    flock 9
+    [[ -z $(tail -c 1 "$1") ]] || echo >&9
+    printf '%s\n' "$2" >&9
+  } 9>>"$1"
+}
+
+# What is on the terminal while a job runs: with one job at a time its line
+# as it goes (say_part), ended when the job is (say_end); in a campaign the
+# whole line at the end, so that the searches' lines do not cut into each
+# other.
+job_line=''
+say_part() {
+  if ((max_jobs == 1)); then printf '%s' "$1"; else job_line+=$1; fi
+}
+say_end() {
+  if ((max_jobs == 1)); then echo "$1"; else echo "$job_line$1"; fi
+  job_line=''
+}
+
+# seconds_since EPOCHREALTIME: the seconds since then, with milliseconds.
+seconds_since() {
+  local microseconds=$((10#${EPOCHREALTIME/./} - 10#${1/./}))
+  printf '%d.%03d' $((microseconds / 1000000)) $((microseconds % 1000000 / 1000))
+}
 
 # Of the routine under way, keyed by FORM:P:S:N (FORM 1 in place): the
 # outcome of that size (pass, crash, hang, mpi-error, oom, wrong-data, slow)
@@ -263,6 +320,9 @@ inplace=0 # the form of the search under way
 # A W4 trial's job (try_algorithms): more bench arguments, in its journal key,
 # and a tag that keeps its outcomes apart from the MPI's own choice's.
 bench_extra=() tag=''
+# When the last job of this search slot (the driver, or a campaign's task)
+# ended: the next job's journal line gets the driver's own time since.
+slot_free_since=''
 
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
@@ -282,19 +342,60 @@ outcome_of_ending() {
   esac
 }
 
-# launch LIMIT LOG BENCH_ARGS...: one run of the bench; sets `launched` to the
-# launcher's status line. A job that did not run as one world of P ranks
-# (check_world) stops the probe.
+# run_launcher LOG LAUNCHER_COMMAND...: one job through the launcher (which
+# writes LOG), its status line in `launched`. A job the cluster lost (status
+# lost: its node failed, or Slurm ended it) says nothing of the MPI: it runs
+# again, up to LOST_RETRIES times (Slurm places it on a node that works; the
+# failed one is down), each lost run's log kept as LOG-lost-N.log. Status 1:
+# the launcher could not start the job; 2: the job was lost every time.
+run_launcher() {
+  local log=$1 attempt
+  shift
+  for ((attempt = 1; ; attempt++)); do
+    launched=$("$@") || return 1
+    slot_free_since=$EPOCHREALTIME
+    [[ $launched == status=lost* ]] || return 0
+    mv -f "$log" "${log%.log}-lost-$attempt.log"
+    ((attempt <= LOST_RETRIES)) || return 2
+    if ((${bench_job:-0})); then # in the job's line
+      say_part "lost to the cluster (log: ${log%.log}-lost-$attempt.log); again: "
+    else
+      echo "probe: a job was lost to the cluster (log: ${log%.log}-lost-$attempt.log); again" >&2
+    fi
+  done
+}
+
+# launch LIMIT MEMORY LOG BENCH_ARGS...: one run of the bench, held to
+# MEMORY bytes; sets `launched` to the launcher's status line. A job that did
+# not run as one world of P ranks (check_world), or that the cluster lost
+# every time, stops the probe. A job out of MEMORY below --memory-limit (a
+# campaign's job asks Slurm for its prediction, and Slurm ends a job at what
+# it asked for) runs again with the limit: a prediction too low must not pass
+# for the MPI's need.
 launch() {
-  local limit=$1 log=$2 item
-  shift 2
+  local limit=$1 memory=$2 log=$3 item status=0 bench_job=1
+  shift 3
   local job=("$launchers/launch-$launcher" --procs "$p" --nodes "$nodes" --time-limit "$limit"
-    --log "$log"
-    --memory-limit "$memory_limit" --job-name "sg-$routine")
+    --log "$log" --job-name "sg-$routine")
   for item in "${preloads[@]}"; do job+=(--preload "$item"); done
   for item in "${bench_envs[@]}"; do job+=(--env "$item"); done
-  launched=$("${job[@]}" -- "$bench" "$@") ||
-    { echo "launcher failed (log: $log)"; exit 1; }
+  run_launcher "$log" "${job[@]}" --memory-limit "$memory" -- "$bench" "$@" || status=$?
+  if ((status == 0 && memory < memory_limit)) && [[ $launched == status=oom* ]]; then
+    say_part "out of the $memory bytes it asked for; again with $memory_limit: "
+    mv -f "$log" "${log%.log}-short.log"
+    run_launcher "$log" "${job[@]}" --memory-limit "$memory_limit" -- "$bench" "$@" || status=$?
+  fi
+  case $status in
+    1)
+      say_end "launcher failed (log: $log)"
+      exit 1 ;;
+    2)
+      say_end "launch error"
+      echo "scaleguard-probe: launch error: the cluster lost the job $((LOST_RETRIES + 1)) times" \
+        "(a node failed under it, or Slurm ended it; logs: ${log%.log}-lost-*.log)" >&2
+      echo "scaleguard-probe: nothing recorded of that job; the probe stops" >&2
+      exit 1 ;;
+  esac
   check_world "$log"
 }
 
@@ -311,14 +412,14 @@ check_world() {
   if ((${#worlds[@]} == 1)) && [[ ${worlds[0]} == "$p hosts="* ]]; then
     hosts=${worlds[0]#* hosts=}
     ((hosts != nodes)) || return 0
-    echo "launch error"
+    say_end "launch error"
     echo "scaleguard-probe: launch error: asked for $p ranks on $nodes node(s), they ran on" \
       "$hosts: $(grep -ao 'host_names=[^ ]*' "$log" | head -1)" >&2
     echo "scaleguard-probe: nothing recorded of that job; the probe stops (log: $log)" >&2
     exit 1
   fi
   worlds=("${worlds[@]%% *}")
-  echo "launch error"
+  say_end "launch error"
   if ((${#worlds[@]} == 0)); then
     echo "scaleguard-probe: launch error: the job ended (${launched%% *}) before its ranks" \
       "reported their world: the launcher or the MPI's start-up failed, not the collective" >&2
@@ -357,16 +458,22 @@ run_job() {
     jobs_reused=$((jobs_reused + 1))
     printf 'probe: %s%s P=%s s=%s n=%s: reused\n' "$routine" "$form" "$p" "$s" "$shown"
   else
-    # A job of a killed driver may still be running: never share its log.
-    local log="$state/logs/job-$(($(wc -l <"$journal") + 1))-$$.log"
+    campaign_check
+    # A job of a killed driver may still be running: never share its log
+    # (nor a log of another search of the campaign).
+    local log="$state/logs/job-$(($(wc -l <"$journal") + 1))-$BASHPID.log"
     local bench_args=(-c "$routine" -n "$list" -s "$s")
     ((inplace)) && bench_args+=(--inplace)
     ((sparse)) && bench_args+=(--sparse)
     ((iters > 1)) && bench_args+=(-i "$iters")
     bench_args+=("${bench_extra[@]}")
-    local started=$EPOCHSECONDS retried=''
-    printf 'probe: %s%s P=%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" "$s" "$shown" "$limit"
-    launch "$limit" "$log" "${bench_args[@]}"
+    local memory
+    memory=$(job_memory "${counts[-1]}" "$sparse")
+    local started=$EPOCHSECONDS retried='' driver=''
+    [[ -z $slot_free_since ]] || driver=$(seconds_since "$slot_free_since")
+    say_part "$(printf 'probe: %s%s P=%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" "$s" \
+      "$shown" "$limit")"
+    launch "$limit" "$memory" "$log" "${bench_args[@]}"
     if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)); then
       # A loaded machine must not write a false bound: a hang is a job that
       # reaches its limit twice, the second time a longer one. (A job of
@@ -374,15 +481,15 @@ run_job() {
       # sizes it did not reach one per job.)
       retried=$limit
       limit=$((RETRY_FACTOR * limit))
-      printf 'reached the limit; again with %s s: ' "$limit"
+      say_part "reached the limit; again with $limit s: "
       mv "$log" "${log%.log}-first.log"
-      launch "$limit" "$log" "${bench_args[@]}"
+      launch "$limit" "$memory" "$log" "${bench_args[@]}"
     fi
     local status code seconds
     read -r status code seconds <<<"$launched"
     status=${status#status=} code=${code#exit=} seconds=${seconds#seconds=}
     [[ -n $status && -n $code && -n $seconds ]] ||
-      { echo "bad launcher report '$launched'"; exit 1; }
+      { say_end "bad launcher report '$launched'"; exit 1; }
     # Result lines of the sizes that finished, then the ending for the next.
     # The log has the ranks' standard error too: mpiexec writes the bench's
     # lines whole, but a crashing rank's partial line may come before one
@@ -412,7 +519,7 @@ run_job() {
         value=not-run ended=1 # the limit was for all the sizes: not this one's
       else
         [[ $status != completed ]] ||
-          { echo "the bench finished without a result for n=$count (log: $log)"; exit 1; }
+          { say_end "the bench finished without a result for n=$count (log: $log)"; exit 1; }
         value=$(outcome_of_ending "$status" "$code")
       fi
       [[ $value == pass || $value == not-run ]] || ended=1
@@ -424,11 +531,13 @@ run_job() {
       "waits=$(IFS=,; echo "${waits[*]}")")
     [[ -z $retried ]] || fields+=("retried=$retried")
     fields+=("started=$started")
-    { printf '%s' "$key"; printf '\t%s' "${fields[@]}" end; echo; } >>"$journal"
+    [[ -z $driver ]] || fields+=("driver=$driver")
+    campaign_check_driver
+    append_line "$journal" "$key$(printf '\t%s' "${fields[@]}" end)"
     record="${fields[*]}"
     journaled[$key]=$record
     jobs_run=$((jobs_run + 1))
-    echo "$status in $seconds s${retried:+ (after reaching ${retried} s once)}"
+    say_end "$status in $seconds s${retried:+ (after reaching ${retried} s once)}"
   fi
   local parts item
   read -ra parts <<<"$record"
@@ -557,6 +666,20 @@ predicted_bytes() {
 }
 
 fits() { (($(predicted_bytes "$@") <= memory_limit)); }
+
+# job_memory N SPARSE: the memory a job of `routine` at (p, s, inplace) whose
+# largest size is N asks for. One job at a time: --memory-limit, as it always
+# did. In a campaign its prediction (at most the limit), so that Slurm packs
+# the jobs on the nodes by what each will use.
+job_memory() {
+  local predicted
+  if ((max_jobs == 1)); then
+    echo "$memory_limit"
+    return 0
+  fi
+  predicted=$(predicted_bytes "$p" "$s" "$1" "$2")
+  echo $((predicted < memory_limit ? predicted : memory_limit))
+}
 
 # The layer's n (protect/collective.c, sg_call_shape) is the bench's count
 # times this: where the routine reduces a packed vector (Reduce_scatter(_block))
@@ -721,8 +844,8 @@ search_done() {
   secs=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { printf "%.1f", a - b }')
   echo "probe: $routine P=$p $form: $1; $jobs jobs ($((jobs_run - run_at_start)) run," \
     "$implied_points points implied), $secs s of jobs, $wall s here"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$routine" "$p" "$inplace" "$jobs" \
-    $((jobs_run - run_at_start)) "$secs" "$wall" "$1" >>"$state/searches.tsv"
+  append_line "$state/searches.tsv" "$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$routine" "$p" \
+    "$inplace" "$jobs" $((jobs_run - run_at_start)) "$secs" "$wall" "$1")"
 }
 
 # search P: the search of `routine` at P processes in form `inplace`.
@@ -863,6 +986,7 @@ search() {
     # again with twice it); 2P ranks also share the same cores, which
     # measured here doubles the time again (MPICH Iscatter: 8.4 s at P = 4,
     # 34 s at P = 8 with half the count), so twice the limit there.
+    await_search_at_double_procs
     verify $((2 * p)) "$s" "$safe" $((fail - safe)) $((2 * limit))
     local at_double_procs=$verdict_runs
     verify "$p" $((2 * s)) "$safe" $((fail - safe)) "$limit"
@@ -882,17 +1006,23 @@ search() {
   search_done "${classified[*]} failure=$failure"
 }
 
-# algorithms_of ROUTINE: the variable that chooses its algorithm and its
-# values ("cvar=NAME", then "VALUE LABEL" lines; "cvar=none" where the MPI
-# offers no choice), from a one-rank scaleguard-cvars job like the bench's.
+# algorithms_of ROUTINE: algorithms_listed[ROUTINE] holds the variable that
+# chooses its algorithm and its values ("cvar=NAME", then "VALUE LABEL" lines;
+# "cvar=none" where the MPI offers no choice), from a one-rank
+# scaleguard-cvars job like the bench's.
 declare -A algorithms_listed=()
 algorithms_of() {
   if [[ -z ${algorithms_listed[$1]:-} ]]; then
-    local log="$state/logs/algorithms-$1-$$.log" status
+    local log="$state/logs/algorithms-$1-$BASHPID.log" status=''
     local job=("$launchers/launch-$launcher" --procs 1 --time-limit 120 --log "$log"
       --job-name sg-algorithms)
     for item in "${bench_envs[@]}"; do job+=(--env "$item"); done
-    status=$("${job[@]}" -- "$here/scaleguard-cvars" --algorithms "$1") || status=failed
+    campaign_check
+    if run_launcher "$log" "${job[@]}" -- "$here/scaleguard-cvars" --algorithms "$1"; then
+      status=$launched
+    else
+      status="failed (launcher status $?)"
+    fi
     if [[ $status == status=completed* ]] && grep -q '^cvar=' "$log"; then
       algorithms_listed[$1]=$(sed -n '/^cvar=/,$p' "$log" | grep -E '^(cvar=|[0-9]+ )')
     else
@@ -900,7 +1030,6 @@ algorithms_of() {
       algorithms_listed[$1]=cvar=none
     fi
   fi
-  echo "${algorithms_listed[$1]}"
 }
 
 # trial_slow N SECONDS: under mode slow (a performance cliff), whether a
@@ -929,7 +1058,8 @@ try_algorithms() {
   avoid=()
   ((w4)) || return 0
   local listing
-  mapfile -t listing < <(algorithms_of "$routine")
+  algorithms_of "$routine"
+  mapfile -t listing <<<"${algorithms_listed[$routine]}"
   cvar=${listing[0]#cvar=}
   if [[ $cvar == none ]]; then
     echo "probe: $routine: W4: the MPI offers no choice of algorithm here"
@@ -944,7 +1074,8 @@ try_algorithms() {
     value=${item%% *} label=${item#* }
     settings+=("$cvar=$value") labels+=("$label")
     [[ $label == *" runs MPI_I"* ]] || continue
-    mapfile -t inner < <(algorithms_of "${label##* runs }")
+    algorithms_of "${label##* runs }"
+    mapfile -t inner <<<"${algorithms_listed[${label##* runs }]}"
     icvar=${inner[0]#cvar=}
     [[ $icvar != none ]] || continue
     local each
@@ -1032,22 +1163,222 @@ write_routine() {
   fi
 }
 
-probe_started=$EPOCHREALTIME
-for routine in "${routines[@]}"; do
-  # What one routine's jobs showed says nothing of another's.
-  entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
-  memory_ratio=()
-  for inplace in "${forms[@]}"; do
-    if ((inplace && !has_in_place[$routine])); then
-      echo "probe: $routine has no in-place form"
-      continue
-    fi
-    for p in "${procs_all[@]}"; do
-      search "$p"
+# ---- the campaign: the searches at once (--max-jobs K) ------------------------
+#
+# Each search (routine, form, P) is a task, a subshell of this driver; at most
+# K run at once and a search's jobs go one after another, so at most K jobs
+# are in flight. What a search decides comes from its own jobs, but for its
+# verification at (s, 2P): that reads what the search at 2P of the same
+# routine and form found (the sizes it implies, the memory it measured at 2P,
+# its cliffs), as it does when the searches run one after another, largest P
+# first. So a search waits there for that one and takes its state
+# (await_search_at_double_procs), holding its place meanwhile: the jobs made
+# and the INI written are those of one job at a time. Each task leaves its
+# result in the campaign's folder (write_task_result); the driver writes a
+# routine's entries once all its searches are done, routines in order
+# (flush_routines). A task finding the campaign stopped (another search's
+# launch error) starts no job; one whose driver is gone (killed: its restart
+# runs what the journal lacks) journals nothing more.
+
+campaign_run='' # the campaign's folder; empty with one job at a time
+campaign_tasks=() # "ROUTINE FORM P", in the order of one job at a time
+declare -A task_index=() tasks_of_routine=()
+readonly state_arrays=(outcome seconds_of fastest_of cpu_wait_of memory_ratio)
+
+# campaign_check: in a campaign's task, before a job: exit 3 when the
+# campaign stopped or the driver is gone.
+campaign_check() {
+  [[ -n $campaign_run ]] || return 0
+  [[ ! -e $campaign_run/stop ]] || exit 3
+  campaign_check_driver
+}
+
+# campaign_check_driver: in a campaign's task, exit 3 when the driver is gone
+# ($$, in its subshells too).
+campaign_check_driver() {
+  [[ -z $campaign_run ]] || kill -0 $$ 2>/dev/null || exit 3
+}
+
+# await_search_at_double_procs: in a campaign's task, before the verification
+# at (s, 2P) (search's local p, by bash's dynamic scope): once the search at 2P
+# of this routine and form (if --procs has 2P) is done, its state joins this
+# one's, and the journal is read again (where sizes meet, its jobs answer
+# this search's as they would one after another).
+await_search_at_double_procs() {
+  [[ -n $campaign_run ]] || return 0
+  local other=${task_index["$routine $inplace $((2 * p))"]:-}
+  [[ -n $other ]] || return 0
+  until [[ -e $campaign_run/task-$other ]]; do
+    campaign_check
+    sleep 0.2
+  done
+  # the wait is the other search's time, not this driver's
+  slot_free_since=$EPOCHREALTIME
+  merge_task_state "$campaign_run/task-$other"
+  load_journal
+}
+
+# write_task_result FILE: what the driver needs of this task (its counts, its
+# flags, its entries, when its last job ended) and the state another search
+# takes from it (state_arrays), one tab-separated line each, FILE appearing
+# whole.
+write_task_result() {
+  local name key entry
+  {
+    printf 'counts\t%s\t%s\t%s\t%s\n' "$jobs_run" "$jobs_reused" "$job_seconds" "$last_measured"
+    printf 'flags\t%s\t%s\n' "$failed" "$inconclusive"
+    printf 'slot_free_since\t%s\n' "$slot_free_since"
+    printf 'library\t%s\n' "$library"
+    for entry in "${entries[@]}"; do printf 'entry\t%s\n' "$entry"; done
+    for name in "${state_arrays[@]}"; do
+      local -n array=$name
+      for key in "${!array[@]}"; do printf '%s\t%s\t%s\n' "$name" "$key" "${array[$key]}"; done
+      unset -n array
+    done
+  } >"$1.part"
+  mv "$1.part" "$1"
+}
+
+# merge_task_state FILE: another search's state, where this one has none.
+merge_task_state() {
+  local line kind rest key
+  while IFS= read -r line; do
+    kind=${line%%$'\t'*} rest=${line#*$'\t'}
+    [[ " ${state_arrays[*]} " == *" $kind "* ]] || continue
+    key=${rest%%$'\t'*}
+    local -n array=$kind
+    [[ -n ${array["$key"]+set} ]] || array["$key"]=${rest#*$'\t'}
+    unset -n array
+  done <"$1"
+}
+
+# take_task_result FILE: a task's counts, flags and entries into the driver's.
+take_task_result() {
+  local line kind rest fields
+  while IFS= read -r line; do
+    kind=${line%%$'\t'*} rest=${line#*$'\t'}
+    case $kind in
+      counts)
+        IFS=$'\t' read -ra fields <<<"$rest"
+        jobs_run=$((jobs_run + fields[0])) jobs_reused=$((jobs_reused + fields[1]))
+        job_seconds=$(awk -v a="$job_seconds" -v b="${fields[2]}" 'BEGIN { print a + b }')
+        ((fields[3] <= last_measured)) || last_measured=${fields[3]} ;;
+      flags)
+        [[ ${rest%%$'\t'*} == 0 ]] || failed=1
+        [[ ${rest#*$'\t'} == 0 ]] || inconclusive=1 ;;
+      library) [[ -n $library ]] || library=$rest ;;
+      entry) entries+=("$rest") ;;
+    esac
+  done <"$1"
+}
+
+# search_task INDEX SLOT_FREE_SINCE: the search campaign_tasks[INDEX], in a
+# subshell, from the state a routine starts with; its slot's last job ended
+# at SLOT_FREE_SINCE (empty: none did).
+search_task() {
+  local procs
+  read -r routine inplace procs <<<"${campaign_tasks[$1]}"
+  slot_free_since=$2
+  entries=() inconclusive=0 failed=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
+  memory_ratio=() jobs_run=0 jobs_reused=0 job_seconds=0 last_measured=0
+  search "$procs"
+  write_task_result "$campaign_run/task-$1"
+}
+
+# flush_routines: each routine, in order, whose searches are all done: its
+# entries into the INI (write_routine).
+routines_written=0
+flush_routines() {
+  local index
+  while ((routines_written < ${#routines[@]})); do
+    routine=${routines[routines_written]}
+    for index in ${tasks_of_routine[$routine]:-}; do
+      [[ -e $campaign_run/task-$index ]] || return 0
+    done
+    entries=() inconclusive=0
+    for index in ${tasks_of_routine[$routine]:-}; do
+      take_task_result "$campaign_run/task-$index"
+    done
+    write_routine
+    routines_written=$((routines_written + 1))
+  done
+}
+
+# run_campaign: every search as a task, at most max_jobs at once; a task
+# that ends otherwise than done (a launch error) stops the campaign: no new
+# task, the others end after their job in flight (journaled), exit 1.
+run_campaign() {
+  local name form procs
+  for name in "${routines[@]}"; do
+    for form in "${forms[@]}"; do
+      if ((form && !has_in_place[$name])); then
+        echo "probe: $name has no in-place form"
+        continue
+      fi
+      for procs in "${procs_all[@]}"; do
+        task_index["$name $form $procs"]=${#campaign_tasks[@]}
+        tasks_of_routine[$name]+=" ${#campaign_tasks[@]}"
+        campaign_tasks+=("$name $form $procs")
+      done
     done
   done
-  write_routine
-done
+  campaign_run=$state/campaign-$$
+  rm -rf "$campaign_run"
+  mkdir "$campaign_run"
+  local next=0 running=0 stopped=0 handoff='' pid status index
+  local -A task_of_pid=()
+  while :; do
+    if ((!stopped && next < ${#campaign_tasks[@]} && running < max_jobs)); then
+      search_task "$next" "$handoff" &
+      task_of_pid[$!]=$next
+      next=$((next + 1)) running=$((running + 1)) handoff=''
+      continue
+    fi
+    ((running)) || break
+    status=0
+    wait -n -p pid || status=$?
+    index=${task_of_pid[${pid:-none}]:-}
+    [[ -n $index ]] || continue
+    running=$((running - 1))
+    if ((status == 0)); then
+      # the next task takes this one's place: its first job's driver time
+      # counts from this one's last job
+      handoff=$(sed -n 's/^slot_free_since\t//p' "$campaign_run/task-$index")
+      flush_routines
+    elif ((!stopped)); then
+      stopped=1
+      touch "$campaign_run/stop"
+      read -r name form procs <<<"${campaign_tasks[index]}"
+      ((form)) && form=" in place" || form=''
+      echo "probe: the search of $name$form at P=$procs stopped (exit $status): the campaign" \
+        "stops once its jobs in flight are done" >&2
+    fi
+  done
+  flush_routines # (routines without a search: Bcast has no in-place form)
+  ((!stopped)) || exit 1
+  rm -rf "$campaign_run"
+}
+
+probe_started=$EPOCHREALTIME
+if ((max_jobs > 1)); then
+  run_campaign
+else
+  for routine in "${routines[@]}"; do
+    # What one routine's jobs showed says nothing of another's.
+    entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
+    memory_ratio=()
+    for inplace in "${forms[@]}"; do
+      if ((inplace && !has_in_place[$routine])); then
+        echo "probe: $routine has no in-place form"
+        continue
+      fi
+      for p in "${procs_all[@]}"; do
+        search "$p"
+      done
+    done
+    write_routine
+  done
+fi
 inplace=0
 
 # Every job reused: the library as any job's log of this journal names it.
@@ -1068,7 +1399,11 @@ cvars_log="$state/logs/cvars-$$.log"
 cvars_job=("$launchers/launch-$launcher" --procs 1 --time-limit 120 --log "$cvars_log"
   --job-name sg-cvars)
 for item in "${bench_envs[@]}"; do cvars_job+=(--env "$item"); done
-cvars_status=$("${cvars_job[@]}" -- "$here/scaleguard-cvars") || cvars_status="launcher failed"
+if run_launcher "$cvars_log" "${cvars_job[@]}" -- "$here/scaleguard-cvars"; then
+  cvars_status=$launched
+else
+  cvars_status="launcher failed"
+fi
 if [[ $cvars_status == status=completed* ]] && grep -q '^cvars_rule=' "$cvars_log"; then
   # its lines, NAME=VALUE; the launcher's own ("launch-local: ...") are not
   while IFS= read -r line; do

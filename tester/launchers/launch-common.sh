@@ -22,7 +22,9 @@ usage: $launcher --procs P [--nodes N] --time-limit SEC --log FILE
 Runs PROGRAM on P ranks with this tree's MPI, on N nodes (1 by default;
 ranks in blocks, ceil(P/N) on each but the last), all output to FILE, and
 prints
-  status=completed|failed|signal|timeout|oom exit=N seconds=S
+  status=completed|failed|signal|timeout|oom|lost exit=N seconds=S
+lost (launch-slurm only): the cluster lost the job (a node failed under it,
+or Slurm ended it), which says nothing of the program: run it again.
 Exit status: 0 the job ran (how it ended: the status line), 1 it could not be
 run, 2 usage error.
 EOF

@@ -27,7 +27,13 @@
 #   FAILED, srun: "Exited with exit    failed, N as the ranks used it
 #   code N"
 #   FAILED, srun: a task's signal      signal (oom for SIGKILL)
-#   CANCELLED, NODE_FAIL, ...          failed, with a warning on stderr
+#   NODE_FAIL, BOOT_FAIL, PREEMPTED,   lost: the cluster's doing, not the
+#   or the job's output saying a node  program's; run it again (Slurm
+#   failed under it ("srun: error:    places it elsewhere: the failed
+#   Node failure on", "DUE TO NODE     node is down). Submitted with
+#   FAILURE", "DUE TO PREEMPTION")     --no-requeue, so that Slurm itself
+#                                      does not rerun it into the same log
+#   CANCELLED, DEADLINE, ...           failed, with a warning on stderr
 # If the launcher is interrupted it cancels the job.
 set -euo pipefail
 # shellcheck source=launch-common.sh
@@ -176,7 +182,9 @@ trap 'interrupted SIGHUP 129' HUP
 
 job_id=''
 # Neither sbatch nor the batch script and srun get the caller's LD_PRELOAD.
-if ! job_id=$(env -u LD_PRELOAD sbatch --parsable --open-mode=append "$script" 2>"$scratch/sbatch.err"); then
+# A job its node lost is not requeued by Slurm: the caller decides (status lost).
+if ! job_id=$(env -u LD_PRELOAD sbatch --parsable --open-mode=append --no-requeue "$script" \
+  2>"$scratch/sbatch.err"); then
   die "sbatch failed: $(tr '\n' ' ' <"$scratch/sbatch.err")"
 fi
 job_id=${job_id%%;*} # "id;cluster" on a federation
@@ -186,12 +194,12 @@ note "submitted job $job_id"
 state='' exit_code=0:0 run_time=0:00:00
 # Every 0.2 s for the first 3 s (most probe jobs end by then), then every
 # second, to spare the controller.
-polls=0 lost=0
+polls=0 unanswered=0
 while :; do
   if job_state; then
-    lost=0
+    unanswered=0
     final_state && break
-  elif ((++lost > 60)); then
+  elif ((++unanswered > 60)); then
     scancel "$job_id" 2>/dev/null || true
     die "lost track of job $job_id: neither scontrol nor sacct knows it"
   fi
@@ -232,13 +240,29 @@ if [[ -n $task_end && $task_end != "Exited with exit code "* && $task_end != "Ou
   done
 fi
 
+# Whether the cluster lost the job: a node failed under it (Slurm's NODE_FAIL;
+# a node that never came up, BOOT_FAIL), Slurm preempted it, or srun and
+# slurmstepd say a node failed or Slurm cancelled the step for a node failure
+# or a preemption (a job of several nodes whose batch host survived).
+node_lost() {
+  case $state in NODE_FAIL | BOOT_FAIL | PREEMPTED) return 0 ;; esac
+  awk -v own="$launcher: " '
+    index($0, own) != 1 && /^srun: error: Node failure on |CANCELLED AT .* DUE TO (NODE FAILURE|PREEMPTION)/ { found = 1; exit }
+    END { exit !found }' "$log"
+}
+
 # timeout(1) exits 124, or 137 after its SIGKILL; a rank's own 124 comes
 # before the limit.
 step_timed_out() {
   [[ $srun_exit == 124 || $srun_exit == 137 ]] && (($(to_us "$seconds") >= limit_us))
 }
 
-if [[ $state == TIMEOUT ]] || step_timed_out; then
+if node_lost; then
+  echo "$launcher: job $job_id ended $state: lost to the cluster (a node failed, or Slurm ended it)" >&2
+  note "job $job_id ended $state: lost to the cluster, not the program's doing"
+  code=${exit_code%%:*}
+  report lost $((code ? code : 1)) "$seconds"
+elif [[ $state == TIMEOUT ]] || step_timed_out; then
   report timeout 124 "$seconds"
 elif [[ $state == COMPLETED ]]; then
   report completed 0 "$seconds"
