@@ -64,7 +64,8 @@ add_test(NAME cluster_layer_agree_ini_on_one_node_class_d
 set_tests_properties(cluster_layer_agree_ini_on_one_node cluster_layer_agree_ini_on_every_node
                      cluster_layer_agree_ini_on_one_node_class_d
   PROPERTIES LABELS cluster FIXTURES_REQUIRED cluster TIMEOUT 60
-  ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
+  ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}"
+  RESOURCE_LOCK cluster_layer_agree_ini) # one file, put on other nodes by each
 
 # Protected calls whose ranks sit on different nodes: the fault preload
 # crashes the routine past a small bound (tests/protect), the layer keeps
