@@ -56,18 +56,8 @@ case $case in
     expect_world "$work/job.log" 4 "$nodes"
     ;;
   user_srun)
-    prefix=$3
-    # shellcheck source=/dev/null
-    source "$prefix/share/scaleguard/mpi.env"
-    init=/usr/share/lmod/lmod/init/bash
-    [[ -r $init ]] || { echo "Lmod is not installed ($init): scripts/install-deps.sh" >&2; exit 1; }
-    set +u # Lmod's shell code is not written for set -u
-    # shellcheck source=/dev/null
-    source "$init"
-    export MODULEPATH=
-    module use "$prefix/share/modulefiles"
-    module load scaleguard
-    set -u
+    # shellcheck source=tests/install/load-module.sh
+    source "$(dirname "$0")/../install/load-module.sh" "$3"
     read -ra flags <<<"$SCALEGUARD_SRUN_FLAGS"
     echo "running: srun $SCALEGUARD_SRUN_FLAGS -N 3 -n 3 $bench ${call[*]}"
     status=0

@@ -13,18 +13,9 @@
 set -euo pipefail
 
 case=$1 prefix=$2 app=$3
-# shellcheck source=/dev/null
-source "$prefix/share/scaleguard/mpi.env"
-init=/usr/share/lmod/lmod/init/bash
-[[ -r $init ]] || { echo "Lmod is not installed ($init): scripts/install-deps.sh" >&2; exit 1; }
-set +u # Lmod's shell code is not written for set -u
-# shellcheck source=/dev/null
-source "$init"
-export MODULEPATH=
-module use "$prefix/share/modulefiles"
-module load scaleguard
+# shellcheck source=tests/install/load-module.sh
+source "$(dirname "$0")/../../install/load-module.sh" "$prefix"
 help=$(module help scaleguard 2>&1)
-set -u
 
 result=0
 fail() {
