@@ -19,6 +19,8 @@
 #      where dense data do not fit.
 # The INI's counts are in the n the protection layer computes (for
 # Reduce_scatter(_block) the sum of the counts: P times the bench's count).
+# With --nodes, each search again with its ranks spread over N nodes, from
+# the one-node verdict (the spread, below).
 # Every job's result is appended to the state folder as it lands: a driver
 # started again with the same arguments reuses every finished job.
 # With --max-jobs K (Slurm), the searches run at once, at most K jobs in
@@ -56,8 +58,8 @@ Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --o
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
                         [--refine bisect|linear] [--state DIR] [--max-jobs K]
-                        [--bench-preload LIB]... [--bench-env NAME=VALUE]...
-                        [--no-w4] [--layer LIB]
+                        [--nodes N[,N...]] [--bench-preload LIB]...
+                        [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB]
        scaleguard-probe --help | --version
 
 Finds the largest count n_s at which the collective still works with P
@@ -89,13 +91,24 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --refine            bisect (default) or linear (the paper's scan)
   --state DIR         job results, logs (default FILE.state); rerunning with
                       the same arguments reuses every finished job
-  --max-jobs K        with --launcher slurm: the searches (routine x form x P)
-                      run at once, at most K jobs in flight, each job asking
-                      Slurm for the memory its prediction gives (capped by
-                      --memory-limit) so that Slurm packs them; a search's own
-                      jobs still run one after another, and the jobs and the
-                      INI are those of one job at a time (default 1: one job
-                      at a time, each asking for --memory-limit)
+  --nodes N,...       the spreads (default 1): each search runs again with its
+                      P ranks over N nodes (the launchers' --nodes; a cluster:
+                      jobs/local-slurm.sh start --nodes N). A search at N > 1
+                      starts from the one-node search of the same routine,
+                      form and P (with 1 in the list): it runs the sizes
+                      either side of that bound (and W4's choice) spread;
+                      when they give the one-node verdict, the bound holds on
+                      the same grid there and nothing is written for it (the
+                      one-node entry applies across nodes); where they do
+                      not, a search of its own, its entry written with
+                      nodes = N where it differs. No search where P < N
+  --max-jobs K        with --launcher slurm: the searches (routine x form x
+                      P x spread) run at once, at most K jobs in flight, each
+                      job asking Slurm for the memory its prediction gives
+                      (capped by --memory-limit) so that Slurm packs them; a
+                      search's own jobs still run one after another, and the
+                      jobs and the INI are those of one job at a time (default
+                      1: one job at a time, each asking for --memory-limit)
   --bench-preload LIB added to LD_PRELOAD of every rank of every job
   --bench-env N=V     set in the environment of every rank of every job
   --no-w4             do not try the MPI's other algorithms on a failing routine
@@ -135,8 +148,8 @@ ini_tool=$here/scaleguard-ini
 launchers=$prefix/libexec/scaleguard
 
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
-# Every job on one node (the launchers' own default), checked by check_world.
-readonly nodes=1
+# The spreads: each search's jobs ask for that many nodes (check_world).
+nodes_list=1 nodes=1
 max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
 max_jobs=1
 preloads=() bench_envs=() w4=1 layer=''
@@ -153,7 +166,7 @@ while (($#)); do
     --no-w4) w4=0; shift; continue ;;
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
-      --bench-preload | --layer | --bench-env | --max-jobs) ;;
+      --bench-preload | --layer | --bench-env | --max-jobs | --nodes) ;;
     *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
@@ -174,6 +187,7 @@ while (($#)); do
     --refine) refine=$value ;;
     --state) state=$value ;;
     --max-jobs) max_jobs=$value ;;
+    --nodes) nodes_list=$value ;;
     --bench-preload) preloads+=("$value") ;;
     --layer) layer=$value ;;
     --bench-env)
@@ -190,6 +204,10 @@ is_count() { [[ $1 =~ ^[1-9][0-9]{0,18}$ ]]; }
   die_usage "--procs must be a positive integer or a comma list of them"
 # Largest first: its results answer the smaller P's verification at 2P.
 mapfile -t procs_all < <(tr , '\n' <<<"$procs_list" | sort -rnu)
+[[ $nodes_list =~ ^[1-9][0-9]{0,3}(,[1-9][0-9]{0,3})*$ ]] ||
+  die_usage "--nodes must be a positive integer or a comma list of them"
+# One node first: its searches are what the spread ones confirm.
+mapfile -t spreads < <(tr , '\n' <<<"$nodes_list" | sort -nu)
 [[ $forms_list =~ ^(plain|inplace|plain,inplace|inplace,plain)$ ]] ||
   die_usage "--forms must be plain, inplace or plain,inplace"
 forms=()
@@ -443,6 +461,7 @@ run_job() {
   local list
   list=$(IFS=,; echo "${counts[*]}")
   local key="routine=$routine procs=$p type_size=$s inplace=$inplace"
+  ((nodes == 1)) || key+=" nodes=$nodes"
   ((sparse)) && key+=" sparse=1"
   ((iters > 1)) && key+=" iters=$iters"
   key+=" counts=$list launcher=$launcher preload=${preloads[*]} env=${bench_envs[*]}"
@@ -456,7 +475,8 @@ run_job() {
   ((inplace)) && form=" in place"
   if [[ -n $record ]]; then
     jobs_reused=$((jobs_reused + 1))
-    printf 'probe: %s%s P=%s s=%s n=%s: reused\n' "$routine" "$form" "$p" "$s" "$shown"
+    printf 'probe: %s%s P=%s%s s=%s n=%s: reused\n' "$routine" "$form" "$p" "$(spread_shown)" "$s" \
+      "$shown"
   else
     campaign_check
     # A job of a killed driver may still be running: never share its log
@@ -471,8 +491,8 @@ run_job() {
     memory=$(job_memory "${counts[-1]}" "$sparse")
     local started=$EPOCHSECONDS retried='' driver=''
     [[ -z $slot_free_since ]] || driver=$(seconds_since "$slot_free_since")
-    say_part "$(printf 'probe: %s%s P=%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" "$s" \
-      "$shown" "$limit")"
+    say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
+      "$(spread_shown)" "$s" "$shown" "$limit")"
     launch "$limit" "$memory" "$log" "${bench_args[@]}"
     if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)); then
       # A loaded machine must not write a false bound: a hang is a job that
@@ -552,7 +572,7 @@ run_job() {
     fi
   done
   job_seconds=$(awk -v a="$job_seconds" -v b="$job_wall" -v c="$first" 'BEGIN { print a + b + c }')
-  local where=$inplace:$p:$s$tag
+  local where=$inplace.$nodes:$p:$s$tag
   # A job of several sizes that reached its limit says nothing of the size
   # it was running: the limit was for all of them (search runs it alone).
   # (Journals of before say "hang" there.)
@@ -638,7 +658,7 @@ learn_memory() {
   ((buffers >= MEASURED_FROM_BYTES)) || return 0
   ratio=$(awk -v m="$bytes" -v b="$buffers" -v r=$((p * RUNTIME_BYTES_PER_RANK)) \
     'BEGIN { printf "%.4f", m / (b + r) }')
-  local key=$inplace:$p
+  local key=$inplace.$nodes:$p
   if [[ -z ${memory_ratio[$key]:-} ]] ||
     awk -v a="$ratio" -v b="${memory_ratio[$key]}" 'BEGIN { exit !(a > b) }'; then
     memory_ratio[$key]=$ratio
@@ -656,7 +676,7 @@ learn_memory() {
 # not run out of memory and have that taken for the MPI's bug.
 predicted_bytes() {
   local procs=$1 size=$2 n=$3 sparse=${4:-0}
-  local ratio=${memory_ratio[$inplace:$procs]:-}
+  local ratio=${memory_ratio[$inplace.$nodes:$procs]:-}
   if [[ -n $ratio ]] && ((sparse == 0)); then
     local dense=$(($(buffer_bytes "$procs" "$size" "$n") + procs * RUNTIME_BYTES_PER_RANK))
     awk -v d="$dense" -v r="$ratio" 'BEGIN { printf "%.0f", d * (r > 1 ? r : 1) * 9 / 8 }'
@@ -698,7 +718,7 @@ layer_scale() {
 # ranks waited for CPUs that other work held (cpu_wait above
 # SLOW_MAX_CPU_WAIT) ran on a busy machine: not slow, its time untrusted.
 is_slow() {
-  local where=$inplace:$1:$2 n=$3 reference=$(($3 / SLOW_REFERENCE))
+  local where=$inplace.$nodes:$1:$2 n=$3 reference=$(($3 / SLOW_REFERENCE))
   [[ ${outcome[$where:$n]:-} == pass && ${outcome[$where:$reference]:-} == pass ]] || return 1
   local t=${fastest_of[$where:$n]:-${seconds_of[$where:$n]}}
   local tr=${fastest_of[$where:$reference]:-${seconds_of[$where:$reference]}}
@@ -718,7 +738,7 @@ is_slow() {
 # the failure `slow`.
 judge_slow() {
   [[ $mode == slow ]] || return 0
-  ! is_slow "$@" || outcome[$inplace:$1:$2:$3]=slow
+  ! is_slow "$@" || outcome[$inplace.$nodes:$1:$2:$3]=slow
 }
 
 # run_point LIMIT SPARSE N: one size of the refinement or verification, a job
@@ -763,7 +783,7 @@ letter() {
 # verdict needs the size's own time.
 implied() {
   [[ $mode == fail ]] || return 0
-  local prefix=$inplace:$1:$2: key m value
+  local prefix=$inplace.$nodes:$1:$2: key m value
   for key in "${!outcome[@]}"; do
     [[ $key == "$prefix"* ]] || continue
     m=${key#"$prefix"} value=${outcome[$key]}
@@ -802,7 +822,7 @@ verify_point() {
     fi
   fi
   run_point "$limit" "$sparse" "$n"
-  point_letter=$(letter "$inplace:$p:$s:$n")
+  point_letter=$(letter "$inplace.$nodes:$p:$s:$n")
 }
 
 # verify P S N_S DELTA LIMIT: sets `verdict_runs` to the four runs of Table IX
@@ -842,10 +862,10 @@ search_done() {
   local jobs=$((jobs_run + jobs_reused - jobs_at_start))
   local secs
   secs=$(awk -v a="$job_seconds" -v b="$seconds_at_start" 'BEGIN { printf "%.1f", a - b }')
-  echo "probe: $routine P=$p $form: $1; $jobs jobs ($((jobs_run - run_at_start)) run," \
-    "$implied_points points implied), $secs s of jobs, $wall s here"
-  append_line "$state/searches.tsv" "$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$routine" "$p" \
-    "$inplace" "$jobs" $((jobs_run - run_at_start)) "$secs" "$wall" "$1")"
+  echo "probe: $routine P=$p$(spread_shown) $form: $1; $jobs jobs ($((jobs_run - run_at_start))" \
+    "run, $implied_points points implied), $secs s of jobs, $wall s here"
+  append_line "$state/searches.tsv" "$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$routine" \
+    "$p" "$inplace" "$jobs" $((jobs_run - run_at_start)) "$secs" "$wall" "$1" "$nodes")"
 }
 
 # search P: the search of `routine` at P processes in form `inplace`.
@@ -881,7 +901,7 @@ search() {
     local size
     unreached=0
     for size in "${group[@]}"; do
-      case ${outcome[$inplace:$p:$s:$size]:-} in
+      case ${outcome[$inplace.$nodes:$p:$s:$size]:-} in
         pass)
           if is_slow "$p" "$s" "$size"; then
             # A cliff once may be the machine's: the two sizes again, with
@@ -891,7 +911,7 @@ search() {
             run_job "$limit" 0 "$SLOW_REPEAT_ITERS" $((size / SLOW_REFERENCE)) "$size"
             if is_slow "$p" "$s" "$size"; then
               mode=slow
-              outcome[$inplace:$p:$s:$size]=slow
+              outcome[$inplace.$nodes:$p:$s:$size]=slow
               first_fail=$size
               break
             fi
@@ -906,7 +926,7 @@ search() {
       # from there a job per size, each with the limit the size before it
       # (the last that passed, twice its call) would have given
       limit=$time_limit
-      ((passed == 0)) || limit=$(next_limit "$(awk -v t="${seconds_of[$inplace:$p:$s:$passed]:-0}" \
+      ((passed == 0)) || limit=$(next_limit "$(awk -v t="${seconds_of[$inplace.$nodes:$p:$s:$passed]:-0}" \
         'BEGIN { print 2 * t }')")
       n=$unreached alone=1
       continue
@@ -915,12 +935,17 @@ search() {
     limit=$(next_limit "$job_wall")
   done
   if ((first_fail == 0)); then
-    search_done "no failure up to n=$passed (stopped by $stop_reason)"
+    if ((nodes == 1)); then
+      one_node[$inplace:$p]="clean $passed $limit"
+      search_done "no failure up to n=$passed (stopped by $stop_reason)"
+    else
+      search_done "no failure up to n=$passed (stopped by $stop_reason)$(spread_differs)"
+    fi
     return 0
   fi
   if ((passed == 0)); then
     echo "probe: $routine: fails already at n=$first_fail" \
-      "(${outcome[$inplace:$p:$s:$first_fail]}); start lower with --start-count" >&2
+      "(${outcome[$inplace.$nodes:$p:$s:$first_fail]}); start lower with --start-count" >&2
     failed=1 inconclusive=1
     search_done "fails at the first size"
     return 0
@@ -936,7 +961,7 @@ search() {
       mid=$(((low + high) / 2))
       n=$(grid_point "$mid")
       run_point "$limit" 0 "$n"
-      if [[ ${outcome[$inplace:$p:$s:$n]} == pass ]]; then
+      if [[ ${outcome[$inplace.$nodes:$p:$s:$n]} == pass ]]; then
         low=$mid
         limit=$(larger_limit "$limit" "$job_wall")
       else
@@ -947,7 +972,7 @@ search() {
     for ((mid = 1; mid < steps; mid++)); do
       n=$(grid_point "$mid")
       run_point "$limit" 0 "$n"
-      [[ ${outcome[$inplace:$p:$s:$n]} == pass ]] || break
+      [[ ${outcome[$inplace.$nodes:$p:$s:$n]} == pass ]] || break
       low=$mid
       limit=$(larger_limit "$limit" "$job_wall")
     done
@@ -958,11 +983,11 @@ search() {
   local safe fail
   safe=$(grid_point "$low")
   fail=$(grid_point "$high")
-  local failure=${outcome[$inplace:$p:$s:$fail]}
+  local failure=${outcome[$inplace.$nodes:$p:$s:$fail]}
   local timing=()
   [[ $failure != slow ]] ||
-    timing=(safe_seconds="${seconds_of[$inplace:$p:$s:$safe]}"
-      fail_seconds="${seconds_of[$inplace:$p:$s:$fail]}")
+    timing=(safe_seconds="${seconds_of[$inplace.$nodes:$p:$s:$safe]}"
+      fail_seconds="${seconds_of[$inplace.$nodes:$p:$s:$fail]}")
   # The INI is in the layer's n: safe_count, delta and the bound.
   local scale
   scale=$(layer_scale "$p")
@@ -974,6 +999,7 @@ search() {
   local found=(type_size="$s" procs="$p" safe_count="$safe" delta=$((fail - safe))
     failure="$failure" "${timing[@]}" workaround=auto)
   ((inplace == 0)) || found+=(inplace=yes)
+  ((nodes == 1)) || found+=(nodes="$nodes")
 
   # Class D: the first failure is where the last int displacement, (P-1)*n,
   # passes INT_MAX.
@@ -986,7 +1012,7 @@ search() {
     # again with twice it); 2P ranks also share the same cores, which
     # measured here doubles the time again (MPICH Iscatter: 8.4 s at P = 4,
     # 34 s at P = 8 with half the count), so twice the limit there.
-    await_search_at_double_procs
+    await_task "$routine $inplace $((2 * p)) $nodes"
     verify $((2 * p)) "$s" "$safe" $((fail - safe)) $((2 * limit))
     local at_double_procs=$verdict_runs
     verify "$p" $((2 * s)) "$safe" $((fail - safe)) "$limit"
@@ -998,12 +1024,164 @@ search() {
   fi
   avoid=()
   [[ ${classified[0]} == class=D ]] || try_algorithms $((safe / scale)) $((fail / scale)) "$scale"
-  found+=("${avoid[@]}")
-  entries+=("${classified[*]} ${found[*]}")
-  echo "probe: $routine: ${classified[*]} ${found[*]}"
+  echo "probe: $routine: ${classified[*]} ${found[*]} ${avoid[*]}"
   echo "probe: $routine: bound in $search_jobs jobs ($search_seconds s of jobs, $refine)," \
     "classified in $((jobs_run + jobs_reused - jobs_at_start - search_jobs)) more"
-  search_done "${classified[*]} failure=$failure"
+  if ((nodes == 1)); then
+    one_node[$inplace:$p]="bound $((safe / scale)) $((fail / scale)) $limit"
+    one_node_class[$inplace:$p]=${classified[*]} one_node_found[$inplace:$p]=${found[*]}
+    one_node_avoid[$inplace:$p]=${avoid[*]}
+  elif same_as_one_node; then
+    search_done "${classified[*]} failure=$failure, as on 1 node"
+    return 0
+  fi
+  found+=("${avoid[@]}")
+  entries+=("${classified[*]} ${found[*]}")
+  search_done "${classified[*]} failure=$failure$(spread_differs)"
+}
+
+# ---- the spread: the same search over several nodes --------------------------
+#
+# A search at spread N > 1 (--nodes) starts from the one-node search of the
+# same routine, form and P (one_node[FORM:P], set by search at nodes 1):
+# "bound SAFE FAIL LIMIT" (the bench's counts either side of the bound on
+# its grid, the search's last time limit) or "clean N LIMIT" (no failure up
+# to N). The spread runs those sizes: SAFE passing and FAIL failing give the
+# one-node bound on the same grid (the search assumes, at every spread, that
+# a size passes when a larger one does), and N passing the one-node
+# verdict; W4's choice is run at FAIL too. What agrees is said, journaled
+# and reported, and not written: the one-node entry applies across nodes
+# (README, "The bounds INI"). What does not is a full search at N, its entry
+# written with nodes = N where it differs from the one-node one.
+declare -A one_node=() one_node_class=() one_node_found=() one_node_avoid=()
+
+# spread_shown: " over N nodes" in the lines of a search at spread N > 1.
+spread_shown() {
+  ((nodes == 1)) || printf ' over %s nodes' "$nodes"
+}
+
+# spread_differs: at spread N > 1, what one node found at the same routine,
+# form and P, after the spread's own outcome.
+spread_differs() {
+  ((nodes > 1)) || return 0
+  local kind n _
+  read -r kind n _ <<<"${one_node[$inplace:$p]:-none}"
+  case $kind in
+    clean) printf '; differs from 1 node (no failure up to n=%s)' "$n" ;;
+    bound)
+      printf '; differs from 1 node (%s %s)' "${one_node_class[$inplace:$p]}" \
+        "$(words_named 'safe_count delta' "${one_node_found[$inplace:$p]}")" ;;
+    *) printf '; 1 node not measured' ;;
+  esac
+}
+
+# words_named "NAME..." "KEY=VALUE...": the words of the list with those keys.
+words_named() {
+  local word shown=()
+  for word in $2; do
+    [[ " $1 " != *" ${word%%=*} "* ]] || shown+=("$word")
+  done
+  echo "${shown[*]}"
+}
+
+# same_as_one_node: the entry search made at spread N > 1 (its locals
+# classified, found, avoid) says what the one-node entry says: the class,
+# trigger and bound, safe_count and delta, and W4's choice. (The seconds it
+# measured are the spread's own.)
+same_as_one_node() {
+  local key=$inplace:$p
+  [[ ${one_node[$key]:-} == bound* ]] || return 1
+  [[ ${classified[*]} == "${one_node_class[$key]}" ]] || return 1
+  [[ $(words_named 'safe_count delta' "${found[*]}") == \
+    "$(words_named 'safe_count delta' "${one_node_found[$key]}")" ]] || return 1
+  [[ $(words_named avoid_with "${avoid[*]}") == \
+    "$(words_named avoid_with "${one_node_avoid[$key]}")" ]]
+}
+
+# spread_search P: the search of `routine` at P processes in form `inplace`
+# over `nodes` nodes, from the one-node verdict where there is one.
+spread_search() {
+  local p=$1 s=$type_size mode=fail form=plain
+  ((inplace)) && form="in place"
+  await_task "$routine $inplace $p 1"
+  local known kind safe fail limit
+  read -ra known <<<"${one_node[$inplace:$p]:-none}"
+  kind=${known[0]} safe=${known[1]:-} fail=${known[2]:-} limit=${known[-1]}
+  if [[ $kind == none ]]; then
+    search "$p"
+    return 0
+  fi
+  local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
+  local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
+  implied_points=0
+  # Across nodes the same bytes go through the network transport: twice
+  # the one-node search's limit (a job that reaches it runs again with
+  # twice that before it counts as a hang).
+  limit=$((2 * limit))
+  [[ " ${one_node_found[$inplace:$p]:-} " != *" failure=slow "* ]] || mode=slow
+  run_point "$limit" 0 "$safe"
+  if [[ $kind == clean ]]; then
+    if [[ ${outcome[$inplace.$nodes:$p:$s:$safe]} == pass ]]; then
+      search_done "no failure up to n=$safe, as on 1 node"
+      return 0
+    fi
+    echo "probe: $routine P=$p$(spread_shown): n=$safe" \
+      "${outcome[$inplace.$nodes:$p:$s:$safe]}, passed on 1 node: a search of its own"
+    search "$p"
+    return 0
+  fi
+  local at_safe=${outcome[$inplace.$nodes:$p:$s:$safe]} at_fail=-
+  [[ $at_safe != pass ]] || {
+    run_point "$limit" 0 "$fail"
+    at_fail=${outcome[$inplace.$nodes:$p:$s:$fail]}
+  }
+  if [[ $at_safe != pass || $at_fail == pass || $at_fail == oom ]]; then
+    echo "probe: $routine P=$p$(spread_shown): n=$safe $at_safe, n=$fail $at_fail; on 1 node" \
+      "pass and fail: a search of its own"
+    search "$p"
+    return 0
+  fi
+  local classified found avoid=()
+  read -ra classified <<<"${one_node_class[$inplace:$p]}"
+  read -ra found <<<"${one_node_found[$inplace:$p]}"
+  found+=(nodes="$nodes")
+  local chosen
+  chosen=$(words_named avoid_with "${one_node_avoid[$inplace:$p]}")
+  if [[ -n $chosen ]]; then
+    # as W4's trial ran it (try_algorithms): MPICH's fallback off
+    local setting=${chosen#avoid_with=} pair
+    local bench_extra=() tag="#$setting"
+    [[ $setting != MPIR_CVAR_* ]] || bench_extra=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
+    for pair in ${setting//,/ }; do bench_extra+=(--cvar "$pair"); done
+    run_job "$limit" 0 1 "$fail"
+    bench_extra=() tag=''
+    if [[ ${outcome[$inplace.$nodes:$p:$s#$setting:$fail]:-} == pass ]]; then
+      search_done "${classified[*]} failure=$at_fail, as on 1 node (and W4's $setting)"
+      return 0
+    fi
+    echo "probe: $routine P=$p$(spread_shown): W4's $setting does not pass at n=$fail here:" \
+      "the algorithms tried again"
+    local scale cap=$max_count
+    scale=$(layer_scale "$p")
+    try_algorithms "$safe" "$fail" "$scale"
+    found+=("${avoid[@]}")
+    entries+=("${classified[*]} ${found[*]}")
+    search_done "${classified[*]} failure=$at_fail, W4 ${avoid[*]:-none}$(spread_differs)"
+    return 0
+  fi
+  search_done "${classified[*]} failure=$at_fail, as on 1 node"
+}
+
+# search_at_spread P: the search at P over `nodes` nodes; none where P ranks
+# cannot be spread over that many.
+search_at_spread() {
+  if (($1 < nodes)); then
+    echo "probe: $routine: P=$1 cannot spread over $nodes nodes: no search there"
+  elif ((nodes == 1)); then
+    search "$1"
+  else
+    spread_search "$1"
+  fi
 }
 
 # algorithms_of ROUTINE: algorithms_listed[ROUTINE] holds the variable that
@@ -1037,7 +1215,7 @@ algorithms_of() {
 # the MPI's own choice at the safe size (try_algorithms's `safe`).
 trial_slow() {
   [[ $mode == slow && -n $2 ]] || return 1
-  local reference=${seconds_of[$inplace:$p:$s:$safe]:-}
+  local reference=${seconds_of[$inplace.$nodes:$p:$s:$safe]:-}
   [[ -n $reference ]] || return 1
   awk -v t="$2" -v n="$1" -v tr="$reference" -v nr="$safe" -v f=$SLOW_FACTOR \
     -v floor=$SLOW_MIN_SECONDS 'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }'
@@ -1089,7 +1267,7 @@ try_algorithms() {
     local bench_extra=("${fallback[@]}") tag="#$setting"
     for pair in ${setting//,/ }; do bench_extra+=(--cvar "$pair"); done
     run_job "$limit" 0 1 "$fail"
-    local got=${outcome[$inplace:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace:$p:$s$tag:$fail]:-}
+    local got=${outcome[$inplace.$nodes:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace.$nodes:$p:$s$tag:$fail]:-}
     ! trial_slow "$fail" "$secs" || got=slow
     echo "probe: $routine: W4 trial $setting (${labels[$k]}) at n=$fail: $got${secs:+ in $secs s}"
     [[ $got == pass && -n $secs ]] || continue
@@ -1107,10 +1285,10 @@ try_algorithms() {
   job_limit=$(next_limit "$(awk -v t="$best_seconds" 'BEGIN { print 2 * t }')")
   while ((n <= cap)) && fits "$p" "$s" "$n"; do
     run_job "$job_limit" 0 1 "$n"
-    [[ ${outcome[$inplace:$p:$s$tag:$n]:-} == pass ]] || break
-    ! trial_slow "$n" "${seconds_of[$inplace:$p:$s$tag:$n]}" || break
+    [[ ${outcome[$inplace.$nodes:$p:$s$tag:$n]:-} == pass ]] || break
+    ! trial_slow "$n" "${seconds_of[$inplace.$nodes:$p:$s$tag:$n]}" || break
     checked=$n
-    job_limit=$(next_limit "$(awk -v t="${seconds_of[$inplace:$p:$s$tag:$n]}" 'BEGIN { print 2 * t }')")
+    job_limit=$(next_limit "$(awk -v t="${seconds_of[$inplace.$nodes:$p:$s$tag:$n]}" 'BEGIN { print 2 * t }')")
     n=$((2 * n))
   done
   avoid=(avoid_with="$best" avoid_checked=$((scale * checked)) avoid_seconds="$best_seconds")
@@ -1125,8 +1303,8 @@ try_algorithms() {
   local preloads=("$layer" "${preloads[@]}") bench_envs=("${bench_envs[@]}" "SCALEGUARD_CONFIG=$config")
   bench_extra=() tag="#layer"
   run_job "$limit" 0 1 "$fail"
-  local secs=${seconds_of[$inplace:$p:$s$tag:$fail]:-}
-  if [[ ${outcome[$inplace:$p:$s$tag:$fail]:-} == pass && -n $secs ]]; then
+  local secs=${seconds_of[$inplace.$nodes:$p:$s$tag:$fail]:-}
+  if [[ ${outcome[$inplace.$nodes:$p:$s$tag:$fail]:-} == pass && -n $secs ]]; then
     avoid+=(workaround_seconds="$secs")
     echo "probe: $routine: W4: the layer's own workaround at n=$fail: $secs s"
   else
@@ -1165,14 +1343,15 @@ write_routine() {
 
 # ---- the campaign: the searches at once (--max-jobs K) ------------------------
 #
-# Each search (routine, form, P) is a task, a subshell of this driver; at most
-# K run at once and a search's jobs go one after another, so at most K jobs
-# are in flight. What a search decides comes from its own jobs, but for its
-# verification at (s, 2P): that reads what the search at 2P of the same
-# routine and form found (the sizes it implies, the memory it measured at 2P,
-# its cliffs), as it does when the searches run one after another, largest P
-# first. So a search waits there for that one and takes its state
-# (await_search_at_double_procs), holding its place meanwhile: the jobs made
+# Each search (routine, form, P, spread) is a task, a subshell of this
+# driver; at most K run at once and a search's jobs go one after another, so
+# at most K jobs are in flight. What a search decides comes from its own
+# jobs, but for its verification at (s, 2P): that reads what the search at
+# 2P of the same routine, form and spread found (the sizes it implies, the
+# memory it measured at 2P, its cliffs), as it does when the searches run
+# one after another, largest P first; and a spread's search starts from the
+# one-node search's verdict. So a search waits there for that one and takes
+# its state (await_task), holding its place meanwhile: the jobs made
 # and the INI written are those of one job at a time. Each task leaves its
 # result in the campaign's folder (write_task_result); the driver writes a
 # routine's entries once all its searches are done, routines in order
@@ -1181,9 +1360,10 @@ write_routine() {
 # runs what the journal lacks) journals nothing more.
 
 campaign_run='' # the campaign's folder; empty with one job at a time
-campaign_tasks=() # "ROUTINE FORM P", in the order of one job at a time
+campaign_tasks=() # "ROUTINE FORM P NODES", in the order of one job at a time
 declare -A task_index=() tasks_of_routine=()
-readonly state_arrays=(outcome seconds_of fastest_of cpu_wait_of memory_ratio)
+readonly state_arrays=(outcome seconds_of fastest_of cpu_wait_of memory_ratio one_node one_node_class
+  one_node_found one_node_avoid)
 
 # campaign_check: in a campaign's task, before a job: exit 3 when the
 # campaign stopped or the driver is gone.
@@ -1199,14 +1379,16 @@ campaign_check_driver() {
   [[ -z $campaign_run ]] || kill -0 $$ 2>/dev/null || exit 3
 }
 
-# await_search_at_double_procs: in a campaign's task, before the verification
-# at (s, 2P) (search's local p, by bash's dynamic scope): once the search at 2P
-# of this routine and form (if --procs has 2P) is done, its state joins this
-# one's, and the journal is read again (where sizes meet, its jobs answer
-# this search's as they would one after another).
-await_search_at_double_procs() {
+# await_task "ROUTINE FORM P NODES": in a campaign's task, before what needs
+# another search's result (the verification at (s, 2P); a spread's start,
+# the one-node search): once that search (if the campaign has it) is done,
+# its state joins this one's, and the journal is read again (where sizes
+# meet, its jobs answer this search's as they would one after another).
+# It was started before this one (tasks start in the order of one job at a
+# time, where it ran first), so the wait ends.
+await_task() {
   [[ -n $campaign_run ]] || return 0
-  local other=${task_index["$routine $inplace $((2 * p))"]:-}
+  local other=${task_index["$1"]:-}
   [[ -n $other ]] || return 0
   until [[ -e $campaign_run/task-$other ]]; do
     campaign_check
@@ -1277,11 +1459,12 @@ take_task_result() {
 # at SLOT_FREE_SINCE (empty: none did).
 search_task() {
   local procs
-  read -r routine inplace procs <<<"${campaign_tasks[$1]}"
+  read -r routine inplace procs nodes <<<"${campaign_tasks[$1]}"
   slot_free_since=$2
   entries=() inconclusive=0 failed=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
-  memory_ratio=() jobs_run=0 jobs_reused=0 job_seconds=0 last_measured=0
-  search "$procs"
+  memory_ratio=() one_node=() one_node_class=() one_node_found=() one_node_avoid=()
+  jobs_run=0 jobs_reused=0 job_seconds=0 last_measured=0
+  search_at_spread "$procs"
   write_task_result "$campaign_run/task-$1"
 }
 
@@ -1308,17 +1491,24 @@ flush_routines() {
 # that ends otherwise than done (a launch error) stops the campaign: no new
 # task, the others end after their job in flight (journaled), exit 1.
 run_campaign() {
-  local name form procs
+  local name form procs spread task
   for name in "${routines[@]}"; do
     for form in "${forms[@]}"; do
       if ((form && !has_in_place[$name])); then
         echo "probe: $name has no in-place form"
         continue
       fi
-      for procs in "${procs_all[@]}"; do
-        task_index["$name $form $procs"]=${#campaign_tasks[@]}
-        tasks_of_routine[$name]+=" ${#campaign_tasks[@]}"
-        campaign_tasks+=("$name $form $procs")
+      for spread in "${spreads[@]}"; do
+        for procs in "${procs_all[@]}"; do
+          if ((procs < spread)); then
+            echo "probe: $name: P=$procs cannot spread over $spread nodes: no search there"
+            continue
+          fi
+          task="$name $form $procs $spread"
+          task_index[$task]=${#campaign_tasks[@]}
+          tasks_of_routine[$name]+=" ${#campaign_tasks[@]}"
+          campaign_tasks+=("$task")
+        done
       done
     done
   done
@@ -1348,10 +1538,11 @@ run_campaign() {
     elif ((!stopped)); then
       stopped=1
       touch "$campaign_run/stop"
-      read -r name form procs <<<"${campaign_tasks[index]}"
+      read -r name form procs spread <<<"${campaign_tasks[index]}"
       ((form)) && form=" in place" || form=''
-      echo "probe: the search of $name$form at P=$procs stopped (exit $status): the campaign" \
-        "stops once its jobs in flight are done" >&2
+      ((spread == 1)) && spread='' || spread=" over $spread nodes"
+      echo "probe: the search of $name$form at P=$procs$spread stopped (exit $status): the" \
+        "campaign stops once its jobs in flight are done" >&2
     fi
   done
   flush_routines # (routines without a search: Bcast has no in-place form)
@@ -1366,20 +1557,22 @@ else
   for routine in "${routines[@]}"; do
     # What one routine's jobs showed says nothing of another's.
     entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
-    memory_ratio=()
+    memory_ratio=() one_node=() one_node_class=() one_node_found=() one_node_avoid=()
     for inplace in "${forms[@]}"; do
       if ((inplace && !has_in_place[$routine])); then
         echo "probe: $routine has no in-place form"
         continue
       fi
-      for p in "${procs_all[@]}"; do
-        search "$p"
+      for nodes in "${spreads[@]}"; do
+        for p in "${procs_all[@]}"; do
+          search_at_spread "$p"
+        done
       done
     done
     write_routine
   done
 fi
-inplace=0
+inplace=0 nodes=1
 
 # Every job reused: the library as any job's log of this journal names it.
 [[ -n $library ]] || library=$(grep -rh -m 1 '# scaleguard-bench: mpi_library=' "$state/logs" 2>/dev/null |

@@ -468,6 +468,45 @@ plot_routine() {
   echo "$jobs | $(cat "$data.row")"
 }
 
+# spread_table: the searches at N > 1 nodes (the probe's --nodes; column 9 of
+# searches.tsv, none in journals of before) next to the one-node search of
+# the same routine, form and P, each as its last run ended; nothing when the
+# probe ran on one node only.
+spread_table() {
+  awk -F '\t' '$9 > 1 { found = 1 } END { exit !found }' "$state/searches.tsv" || return 0
+  echo
+  echo "## The spread"
+  echo
+  echo "Each search the probe made with its P ranks spread over N nodes (\`--nodes\`), next to"
+  echo "the one-node search of the same routine, form and P. *same*: the sizes either side of"
+  echo "the one-node bound (or its largest passing size) gave the one-node verdict across"
+  echo "nodes, so the bound holds there on the same grid and the INI has no entry of its own"
+  echo "for it (the one-node entry applies across nodes); *differs*: a search of its own, its"
+  echo "entry written with \`nodes = N\` (or, where it found no failure, the one-node entry"
+  echo "kept: the safe side)."
+  echo
+  echo "| routine | form | P | nodes | across nodes | on 1 node | |"
+  echo "|---|---|---:|---:|---|---|---|"
+  awk -F '\t' '
+    { nodes = ($9 == "" ? 1 : $9)
+      search = $1 SUBSEP $3 SUBSEP $2 SUBSEP nodes
+      if (!(search in last)) order[++n] = search
+      last[search] = $8 }
+    END {
+      for (i = 1; i <= n; i++) {
+        split(order[i], k, SUBSEP)
+        if (k[4] == 1) continue
+        one = k[1] SUBSEP k[2] SUBSEP k[3] SUBSEP 1
+        verdict = last[order[i]] ~ /as on 1 node/ ? "same" : \
+          (last[order[i]] ~ /differs from 1 node/ ? "**differs**" : "")
+        text = last[order[i]]
+        sub(/;? ?(, as on 1 node.*|differs from 1 node.*)$/, "", text)
+        printf "| %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2] == 1 ? "in place" : "plain",
+          k[3], k[4], text, (one in last) ? last[one] : "not measured", verdict
+      }
+    }' "$state/searches.tsv"
+}
+
 # ---- the benchmark ------------------------------------------------------------
 
 case_title() {
@@ -669,7 +708,7 @@ report=$output/report.md
     echo "| routine | form | P | jobs | run | job seconds | wall seconds | outcome at each P |"
     echo "|---|---|---|---:|---:|---:|---:|---|"
     awk -F '\t' '
-      { search = $1 SUBSEP $3 SUBSEP $2
+      { search = $1 SUBSEP $3 SUBSEP $2 SUBSEP ($9 == "" ? 1 : $9)
         if (!(search in last)) order[++n] = search
         last[search] = $0
         run[search] += $5; wall[search] += $7 }
@@ -678,10 +717,11 @@ report=$output/report.md
           split(last[order[i]], f, "\t")
           key = f[1] SUBSEP f[3]
           if (!(key in seen)) { seen[key] = 1; routines[++m] = key }
-          ps[key] = ps[key] (ps[key] == "" ? "" : ",") f[2]
+          at = f[2] (f[9] > 1 ? " over " f[9] " nodes" : "")
+          ps[key] = ps[key] (ps[key] == "" ? "" : ", ") at
           jobs[key] += f[4]; js[key] += f[6]
           runs[key] += run[order[i]]; walls[key] += wall[order[i]]
-          outcome[key] = outcome[key] (outcome[key] == "" ? "" : "; ") "P=" f[2] ": " f[8]
+          outcome[key] = outcome[key] (outcome[key] == "" ? "" : "; ") "P=" at ": " f[8]
           tj += f[4]; tjs += f[6]; tr += run[order[i]]; tw += wall[order[i]]
         }
         for (i = 1; i <= m; i++) {
@@ -692,6 +732,7 @@ report=$output/report.md
         }
         printf "| **all** | | | %d | %d | %.1f | %.1f | |\n", tj, tr, tjs, tw
       }' "$state/searches.tsv"
+    spread_table
   fi
 
   if ((${#benchmarks[@]})); then

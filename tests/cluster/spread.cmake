@@ -19,3 +19,14 @@ list(TRANSFORM spread_cases PREPEND cluster_spread_)
 set_tests_properties(${spread_cases} PROPERTIES LABELS "cluster;slurm" TIMEOUT 120
   FIXTURES_REQUIRED cluster ENVIRONMENT "${cluster_env}"
   ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
+# The tester's spread (scaleguard-probe --nodes 1,2,4): probe-across.sh has
+# the cases; `campaign` (the same as a Slurm campaign, about 90 s) is long.
+foreach(case same differs campaign)
+  add_test(NAME cluster_probe_across_${case}
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/probe-across.sh ${case} ${SCALEGUARD_STAGE_DIR}
+                   $<TARGET_FILE:sgfault>)
+  set_tests_properties(cluster_probe_across_${case} PROPERTIES LABELS "cluster;slurm;tester"
+    TIMEOUT 300 FIXTURES_REQUIRED cluster ENVIRONMENT "${cluster_env}"
+    ENVIRONMENT_MODIFICATION "${SG_MPI_TEST_CLEAN_ENV}")
+endforeach()
+set_tests_properties(cluster_probe_across_campaign PROPERTIES LABELS "cluster;slurm;tester;long")

@@ -171,6 +171,12 @@ static void config_load(void)
     const char *routines = getenv("SCALEGUARD_FAULT_ROUTINES");
     if (routines == NULL || routines[0] == '\0')
         return; /* pure pass-through */
+    /* A bug of one node only (its network path): elsewhere pure pass-through. */
+    const char *host = getenv("SCALEGUARD_FAULT_HOST");
+    char here[256] = "";
+    if (host != NULL && host[0] != '\0' &&
+        (gethostname(here, sizeof here - 1) != 0 || strcmp(here, host) != 0))
+        return;
     parse_routines(routines);
 
     const char *kind = getenv("SCALEGUARD_FAULT_KIND");
