@@ -11,7 +11,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: scripts/probe-platform.sh --full [--bin DIR] [--output FILE] [--state DIR]
+usage: scripts/probe-platform.sh --full [--spread] [--bin DIR] [--output FILE] [--state DIR]
                                  [--report DIR] [--fresh] mpich|openmpi
        scripts/probe-platform.sh [--bin DIR] [--output FILE] [--state DIR]
                                  [--routine NAME] [--fresh] mpich|openmpi
@@ -21,7 +21,11 @@ With --full, runs the tester (scaleguard-probe, s = 1, local launcher) on all
 and 2, doubling from n = 1, and writes the bounds INI; the journal goes to
 results/probe-MPI/state (default) and the report (scaleguard-report) to
 results/probe-MPI. Hours: run it alone on the machine, and again after a stop
-(it resumes from the journal).
+(it resumes from the journal). With --spread too, each search again with its
+ranks spread over 2 and 4 nodes (scaleguard-probe --nodes 1,2,4), on the
+cluster of SCALEGUARD_CLUSTER_SSH / SCALEGUARD_CLUSTER_HOSTS, or on one of four
+nodes it starts (jobs/local-slurm.sh, as root) and stops; its jobs join the
+same journal (the one-node jobs are all reused).
 Without --full, runs the tester on the known scaling problems of that MPI on
 this platform and writes the bounds INI:
   mpich    MPI_Scatter at P = 3, MPI_Gatherv at P = 4
@@ -43,6 +47,7 @@ near 2^30 elements, and all smaller sizes pass) and refines on the grid
   --report DIR    with --full, where the report goes (default results/probe-MPI)
   --routine NAME  probe only that one of the MPI's problems and merge it into
                   FILE; without it FILE is written anew
+  --spread        with --full: also over 2 and 4 nodes (above)
   --fresh         forget the journal first: measure everything again
 
 The file starts with a comment saying which command wrote it and when.
@@ -56,12 +61,13 @@ die_usage() {
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin='' output='' state='' only='' fresh=0 mpi='' full=0 report=
+bin='' output='' state='' only='' fresh=0 mpi='' full=0 report='' spread=0
 while (($#)); do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --fresh) fresh=1; shift ;;
     --full) full=1; shift ;;
+    --spread) spread=1; shift ;;
     --bin | --output | --state | --routine | --report)
       (($# >= 2)) || die_usage "$1 needs a value"
       case $1 in
@@ -94,6 +100,7 @@ case $mpi in
   *) die_usage "unknown MPI '$mpi' (mpich or openmpi)" ;;
 esac
 [[ $full == 0 || -z $only ]] || die_usage "--full probes every routine: no --routine"
+[[ $spread == 0 || $full == 1 ]] || die_usage "--spread goes with --full"
 if [[ -n $only ]]; then
   selected=()
   for problem in "${problems[@]}"; do
@@ -127,13 +134,29 @@ rm -f "$work"
 # ([platform] first: the probe replaces it where it is and appends routines.)
 if [[ -n $only && -f $output ]]; then cp "$output" "$work"; else echo '[platform]' >"$work"; fi
 
+# --spread without a cluster in the environment: one of four nodes of its
+# own (its prefix and ports apart from the tests' clusters), stopped at exit.
+spread_args=()
+if ((spread)); then
+  spread_args=(--nodes "1,2,4")
+  if [[ -z ${SCALEGUARD_CLUSTER_SSH:-} ]]; then
+    cluster_prefix=/run/scaleguard-spread-$mpi
+    local_slurm=$root/jobs/local-slurm.sh
+    export SCALEGUARD_SLURM_PORT=${SCALEGUARD_SLURM_PORT:-$([[ $mpi == mpich ]] && echo 35000 || echo 35100)}
+    cluster_env=$("$local_slurm" start --nodes 4 --prefix "$cluster_prefix") ||
+      { echo "probe-platform: the cluster did not start (jobs/local-slurm.sh)" >&2; exit 1; }
+    trap '"$local_slurm" stop --prefix "$cluster_prefix" >/dev/null || true' EXIT
+    eval "$cluster_env"
+  fi
+fi
+
 shapes=()
 if ((full)); then
   readonly start_count=1 full_procs=2,3,4 full_forms=plain,inplace
-  shapes+=("all 26 routines, --forms $full_forms, --procs $full_procs")
-  echo "probe-platform: $mpi: all 26 routines, both forms, P=$full_procs, s=1 (state $state)"
+  shapes+=("all 26 routines, --forms $full_forms, --procs $full_procs${spread_args[*]:+, ${spread_args[*]}}")
+  echo "probe-platform: $mpi: all 26 routines, both forms, P=$full_procs${spread_args[*]:+ ${spread_args[*]}}, s=1 (state $state)"
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
-    --type-size 1 --output "$work" --state "$state"; then
+    "${spread_args[@]}" --type-size 1 --output "$work" --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2
     exit 1
   fi
@@ -154,6 +177,7 @@ fi
 # The header replaces the leading comment block.
 shown=$mpi merged=''
 ((full == 0)) || shown="--full $mpi"
+((spread == 0)) || shown="--full --spread $mpi"
 [[ -z $only ]] || shown="--routine $only $mpi" merged=' (merged: other sections are older)'
 # When: the newest job's end, as the probe wrote it (a resumed run, the same).
 measured=$("$bin/scaleguard-ini" dump "$work" | awk -F '\t' '$1 == "platform" {
