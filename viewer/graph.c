@@ -16,7 +16,7 @@
 struct part {
     int from, to, directed;
     uint64_t comm;
-    const char *routine; /* a collective's routine; "" for point to point */
+    const char *routine; /* a collective's routine (its calls' string); "" for point to point */
     int64_t messages, bytes;
     size_t *calls, call_count, call_capacity;
 };
@@ -117,7 +117,8 @@ static int to_root(const char *routine)
            shaped(routine, "MPI_Reduce");
 }
 
-/* Collective calls in the order (communicator, routine, rank, index). */
+/* Collective calls in the order (communicator, routine, rank, index);
+ * qsort passes no context: the trace sorted is `sorting`. */
 static const struct trace *sorting;
 
 static int by_collective(const void *a, const void *b)
@@ -179,6 +180,7 @@ static void add_collective(struct graph *g, const struct trace *t, const size_t 
         runs[members[m]].count = 0;
 }
 
+/* Parts in the order of their pair of ranks (the parts sorted: `sorting_parts`). */
 static const struct part *sorting_parts;
 
 static int by_pair(const void *a, const void *b)
