@@ -19,6 +19,10 @@ struct call {
         request;
     char signature[17], did[16], why[32];
     char *fields; /* the record's text after its routine, for the page */
+    /* a non-blocking call's completion (its request's `done` line): time
+     * (-1: none seen), and a receive's status source and tag (NONE: none) */
+    double completed;
+    int64_t completed_source, completed_tag;
     size_t first_sub, sub_count; /* its sub-calls: trace.subs[first_sub...] */
 };
 

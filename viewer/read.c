@@ -120,7 +120,8 @@ static int read_call(struct trace *t, int rank, char *rest, const char **why)
         return -1;
     }
     struct call *c = &t->calls[t->call_count];
-    *c = (struct call){.rank = rank, .comm = 0, .start = -1, .duration = -1};
+    *c = (struct call){.rank = rank, .comm = 0, .start = -1, .duration = -1, .completed = -1,
+                       .completed_source = NONE, .completed_tag = NONE};
     int64_t *optional[] = {&c->number, &c->root,  &c->peer,  &c->tag,      &c->source,
                            &c->source_tag, &c->count, &c->bytes, &c->sent, &c->received,
                            &c->subs,   &c->request};
@@ -170,6 +171,38 @@ static int read_sub(struct trace *t, int rank, char *rest, const char **why)
         return -1;
     snprintf(s->routine, sizeof s->routine, "%s", routine);
     t->sub_count++;
+    return 0;
+}
+
+/* `done Q I t=T [source=W] [tag=G] ...`: the completion of this rank's call
+ * I, read since its call (written before the done line). */
+static int read_done(struct trace *t, int rank, char *rest, const char **why)
+{
+    *why = "expected 'done REQUEST INDEX t=T [source=W] [tag=G] ...'";
+    int64_t request, index;
+    char *request_word = strtok(rest, " "), *index_word = strtok(NULL, " ");
+    char *time = strtok(NULL, " ");
+    double completed;
+    if (time == NULL || whole_integer(request_word, &request) ||
+        whole_integer(index_word, &index) || strncmp(time, "t=", 2) ||
+        whole_number(time + 2, &completed))
+        return -1;
+    struct call *c = NULL;
+    for (size_t i = t->call_count; i-- > 0 && t->calls[i].rank == rank;)
+        if (t->calls[i].index == index) {
+            c = &t->calls[i];
+            break;
+        }
+    if (c == NULL)
+        return 0; /* its call was not recorded (a lost record) */
+    c->completed = completed;
+    for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " ")) {
+        int64_t *value = strncmp(field, "source=", 7) == 0 ? &c->completed_source
+                         : strncmp(field, "tag=", 4) == 0  ? &c->completed_tag
+                                                           : NULL;
+        if (value != NULL && whole_integer(strchr(field, '=') + 1, value) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -244,6 +277,8 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
         if (read_comm(t, rest, &problem) != 0)
             why = problem;
     } else if (word == 4 && strncmp(text, "done", 4) == 0) {
+        if (read_done(t, r->rank, rest, &problem) != 0)
+            why = problem;
     } else if (word == 4 && strncmp(text, "pvar", 4) == 0) {
         f->pvars++;
     } else if (word == 5 && strncmp(text, "event", 5) == 0) {

@@ -134,11 +134,11 @@ int write_summary(const struct trace *t, FILE *out)
     }
     fprintf(out, "\n## Per rank\n\n| rank | host | calls | time in MPI (s) | pvar lines | "
                  "event lines | lost records | whole |\n|---:|---|---:|---:|---:|---:|---:|---|\n");
+    size_t next = 0; /* the calls are in rank order (read.c) */
     for (int r = 0; r < t->procs; r++) {
         double time = 0;
-        for (size_t i = 0; i < t->call_count; i++)
-            if (t->calls[i].rank == r)
-                time += t->calls[i].duration;
+        for (; next < t->call_count && t->calls[next].rank == r; next++)
+            time += t->calls[next].duration;
         const struct rank_file *f = &t->files[r];
         fprintf(out, "| %d | %s | %" PRId64 " | %.6f | %" PRId64 " | %" PRId64 " | %" PRId64
                      " | %s |\n",
