@@ -1,7 +1,7 @@
 /* scaleguard-trace: a trace directory (SCALEGUARD_TRACE=DIR; trace/FORMAT.md)
  * to its summary (PREFIX.md), message graph (PREFIX.dot), page
- * (PREFIX.html) and, with --json, its model (PREFIX.json); or a rank's file
- * to its text form (--text). */
+ * (PREFIX.html) and, with --json, its model (PREFIX.json), with --otf2 an
+ * OTF2 archive (otf2.c); or a rank's file to its text form (--text). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +13,16 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: scaleguard-trace [--output PREFIX] [--json] [--strict] DIR\n"
+    fputs("usage: scaleguard-trace [--output PREFIX] [--json] [--otf2 ARCHIVE] [--strict] DIR\n"
           "       scaleguard-trace --text FILE\n"
           "       scaleguard-trace --help | --version\n"
           "Reads the trace directory DIR (rank-N.sgtrace, written with SCALEGUARD_TRACE=DIR)\n"
           "and writes PREFIX.md (summary), PREFIX.dot (message graph), PREFIX.html (the\n"
           "graph and the calls, to filter in a browser) and with --json PREFIX.json;\n"
-          "PREFIX is DIR/trace unless given (--out is the same as --output). A rank whose\n"
-          "file lacks its end (the job was killed) is a warning, an error with --strict.\n"
+          "PREFIX is DIR/trace unless given (--out is the same as --output). --otf2 also\n"
+          "writes the run as an OTF2 archive (Vampir, Scalasca, otf2-print) in ARCHIVE, a\n"
+          "directory it makes (it must not exist). A rank whose file lacks its end (the\n"
+          "job was killed) is a warning, an error with --strict.\n"
           "--text prints the text form of one rank's file (DIR/rank-N.sgtrace;\n"
           "trace/FORMAT.md).\n"
           "Exit status: 0 written, 1 a trace that cannot be read or an output that cannot\n"
@@ -121,13 +123,21 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--text") == 0)
         return print_text(argv[2]);
-    const char *prefix = NULL, *dir = NULL;
+    const char *prefix = NULL, *dir = NULL, *otf2 = NULL;
     int with_json = 0, strict = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "--out") == 0) {
             if (i + 1 == argc)
                 return bad_usage(argv[i], " needs a value");
             prefix = argv[++i];
+        } else if (strcmp(argv[i], "--otf2") == 0) {
+            if (i + 1 == argc)
+                return bad_usage(argv[i], " needs a value");
+            otf2 = argv[++i];
+#ifndef SCALEGUARD_OTF2
+            return bad_usage("--otf2: this scaleguard-trace was built without libotf2 "
+                             "(Debian: libotf2-trace-dev)", "");
+#endif
         } else if (strcmp(argv[i], "--json") == 0)
             with_json = 1;
         else if (strcmp(argv[i], "--strict") == 0)
@@ -165,9 +175,13 @@ int main(int argc, char **argv)
                  output(prefix, ".dot", dot_path, sizeof dot_path, dot, &t, g, NULL) != 0 ||
                  output(prefix, ".html", path, sizeof path, write_page, &t, g, dot_path) != 0 ||
                  (with_json && output(prefix, ".json", path, sizeof path, json, &t, g, NULL) != 0);
+#ifdef SCALEGUARD_OTF2
+    failed = failed || (otf2 != NULL && write_otf2(&t, otf2) != 0);
+#endif
     if (!failed)
-        printf("scaleguard-trace: %d ranks, %zu calls, %zu edges: %s.md, .dot, .html%s\n",
-               t.procs, t.call_count, graph_edge_count(g), prefix, with_json ? ", .json" : "");
+        printf("scaleguard-trace: %d ranks, %zu calls, %zu edges: %s.md, .dot, .html%s%s%s\n",
+               t.procs, t.call_count, graph_edge_count(g), prefix, with_json ? ", .json" : "",
+               otf2 ? "; OTF2 archive " : "", otf2 ? otf2 : "");
     graph_free(g);
     trace_free(&t);
     return failed ? 1 : 0;

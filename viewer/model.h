@@ -15,6 +15,7 @@ struct call {
     char routine[40];
     uint64_t comm;
     double start, duration;
+    int64_t start_ns, duration_ns; /* the same, exact: ns since the epoch, ns (otf2.c) */
     int64_t number, root, peer, tag, source, source_tag, count, bytes, sent, received, subs,
         request;
     char signature[17], did[16], why[32];
@@ -29,10 +30,19 @@ struct sub {
     double start, duration;
 };
 
+/* A nonblocking call's request completed (a `done` line). */
+struct done {
+    int rank;
+    int64_t request, posted_by, completed_by; /* call indices: its post, the call after it */
+    int64_t ns;                               /* when, ns since the epoch */
+    int64_t source, tag, bytes;               /* a receive's status, else NONE */
+    int cancelled;
+};
+
 struct comm {
-    uint64_t id;
+    uint64_t id, parent; /* parent 0: none given */
     int size;
-    char members[64]; /* as written ("0-3,8"), cut to fit */
+    char members[1024]; /* as written ("0-3,8"; "-": too many to list) */
 };
 
 struct rank_file {
@@ -55,6 +65,8 @@ struct trace {
     size_t sub_count, sub_capacity;
     struct comm *comms;
     size_t comm_count, comm_capacity;
+    struct done *dones; /* in each rank's file order */
+    size_t done_count, done_capacity;
     double first_start;
 };
 
@@ -77,6 +89,10 @@ int write_dot(const struct trace *trace, const struct graph *graph, FILE *out);
 int write_page(const struct trace *trace, const struct graph *graph, const char *dot_path,
                FILE *out);
 int write_json(const struct trace *trace, const struct graph *graph, FILE *out);
+
+/* The OTF2 archive (otf2.c, where the build found libotf2): the directory
+ * `dir`, made new. Returns 0 or -1 (told; nothing left behind). */
+int write_otf2(const struct trace *trace, const char *dir);
 
 /* The edges as a JSON array: id, ranks, communicator, routine, and the
  * indices (in trace->calls) of the calls each stands for. */

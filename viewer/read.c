@@ -56,6 +56,29 @@ static int whole_number(const char *text, double *value)
     return end == text || *end != '\0' ? -1 : 0;
 }
 
+/* A time as the text form writes it (seconds, up to 9 decimals), exactly:
+ * in nanoseconds. */
+static int whole_ns(const char *text, int64_t *ns)
+{
+    const char *point = strchr(text, '.');
+    size_t decimals = point ? strlen(point + 1) : 0;
+    int64_t seconds, fraction = 0;
+    char whole[24];
+    size_t digits = point ? (size_t)(point - text) : strlen(text);
+    if (digits == 0 || digits >= sizeof whole || decimals > 9 ||
+        strspn(text, "0123456789") != digits ||
+        (point && strspn(point + 1, "0123456789") != decimals))
+        return -1;
+    memcpy(whole, text, digits);
+    whole[digits] = '\0';
+    if (whole_integer(whole, &seconds) != 0 || seconds > INT64_MAX / 1000000000 - 1)
+        return -1;
+    for (size_t i = 0; i < 9; i++)
+        fraction = 10 * fraction + (i < decimals ? point[1 + i] - '0' : 0);
+    *ns = seconds * 1000000000 + fraction;
+    return 0;
+}
+
 static int hex_id(const char *text, uint64_t *value)
 {
     char *end;
@@ -93,9 +116,9 @@ static int call_field(struct call *c, char *field, const char **why)
         }
     *why = "a field whose value is not a number";
     if (strcmp(field, "t") == 0)
-        return whole_number(value, &c->start);
+        return whole_number(value, &c->start) || whole_ns(value, &c->start_ns);
     if (strcmp(field, "d") == 0)
-        return whole_number(value, &c->duration);
+        return whole_number(value, &c->duration) || whole_ns(value, &c->duration_ns);
     *why = "a comm= or sig= that is not 16 hex digits";
     uint64_t hash;
     if (strcmp(field, "comm") == 0)
@@ -175,14 +198,18 @@ static int read_sub(struct trace *t, int rank, char *rest, const char **why)
 
 static int read_comm(struct trace *t, char *rest, const char **why)
 {
-    *why = "expected 'comm ID size N members RANGES'";
+    *why = "expected 'comm ID size N members RANGES [parent=ID]'";
     char *id = strtok(rest, " "), *size_word = strtok(NULL, " "), *size = strtok(NULL, " ");
     char *members_word = strtok(NULL, " "), *members = strtok(NULL, " ");
-    uint64_t value;
+    uint64_t value, parent = 0;
     int64_t n;
     if (members == NULL || hex_id(id, &value) || strcmp(size_word, "size") ||
-        whole_integer(size, &n) || n < 0 || n > INT_MAX || strcmp(members_word, "members"))
+        whole_integer(size, &n) || n < 0 || n > INT_MAX || strcmp(members_word, "members") ||
+        strlen(members) >= sizeof t->comms->members)
         return -1;
+    for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " "))
+        if (strncmp(field, "parent=", 7) == 0 && hex_id(field + 7, &parent) != 0)
+            return -1;
     for (size_t i = 0; i < t->comm_count; i++)
         if (t->comms[i].id == value)
             return 0; /* every member describes it */
@@ -190,8 +217,39 @@ static int read_comm(struct trace *t, char *rest, const char **why)
         return -1;
     struct comm *c = &t->comms[t->comm_count++];
     c->id = value;
+    c->parent = parent;
     c->size = (int)n;
     snprintf(c->members, sizeof c->members, "%s", members);
+    return 0;
+}
+
+static int read_done(struct trace *t, int rank, char *rest, const char **why)
+{
+    *why = "expected 'done REQUEST INDEX t=T [source=W] [tag=G] [bytes=B] [cancelled=1]'";
+    if (grow((void **)&t->dones, &t->done_capacity, t->done_count, sizeof *t->dones) != 0)
+        return -1;
+    struct done *d = &t->dones[t->done_count];
+    *d = (struct done){.rank = rank, .completed_by = NONE, .ns = -1, .source = NONE,
+                       .tag = NONE, .bytes = NONE};
+    char *request = strtok(rest, " "), *index = strtok(NULL, " ");
+    if (index == NULL || whole_integer(request, &d->request) || whole_integer(index, &d->posted_by))
+        return -1;
+    for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " ")) {
+        int64_t cancelled;
+        if ((strncmp(field, "t=", 2) == 0 && whole_ns(field + 2, &d->ns)) ||
+            (strncmp(field, "source=", 7) == 0 && whole_integer(field + 7, &d->source)) ||
+            (strncmp(field, "tag=", 4) == 0 && whole_integer(field + 4, &d->tag)) ||
+            (strncmp(field, "bytes=", 6) == 0 && whole_integer(field + 6, &d->bytes)))
+            return -1;
+        if (strncmp(field, "cancelled=", 10) == 0) {
+            if (whole_integer(field + 10, &cancelled))
+                return -1;
+            d->cancelled = cancelled != 0;
+        }
+    }
+    if (d->ns < 0)
+        return -1;
+    t->done_count++;
     return 0;
 }
 
@@ -200,6 +258,7 @@ struct reading {
     struct trace *t;
     int rank;
     int ended;
+    size_t pending; /* the first of t->dones whose completing call is still to come */
 };
 
 /* One line of the file's text form (decode.h): NULL, or what is wrong. */
@@ -233,9 +292,11 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
             snprintf(t->mpi, sizeof t->mpi, "%s", rest);
     } else if (word == 5 && strncmp(text, "start", 5) == 0) {
     } else if (word == 4 && strncmp(text, "call", 4) == 0) {
-        if (read_call(t, r->rank, rest, &problem) == 0)
+        if (read_call(t, r->rank, rest, &problem) == 0) {
             f->calls++;
-        else
+            for (; r->pending < t->done_count; r->pending++)
+                t->dones[r->pending].completed_by = t->calls[t->call_count - 1].index;
+        } else
             why = problem;
     } else if (word == 3 && strncmp(text, "sub", 3) == 0) {
         if (read_sub(t, r->rank, rest, &problem) != 0)
@@ -244,6 +305,8 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
         if (read_comm(t, rest, &problem) != 0)
             why = problem;
     } else if (word == 4 && strncmp(text, "done", 4) == 0) {
+        if (read_done(t, r->rank, rest, &problem) != 0)
+            why = problem;
     } else if (word == 4 && strncmp(text, "pvar", 4) == 0) {
         f->pvars++;
     } else if (word == 5 && strncmp(text, "event", 5) == 0) {
@@ -273,7 +336,7 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
 static int read_file(struct trace *t, int rank, int strict)
 {
     struct rank_file *f = &t->files[rank];
-    struct reading reading = {t, rank, 0};
+    struct reading reading = {t, rank, 0, t->done_count};
     struct sg_decode_problem problem;
     enum sg_decoded decoded = sg_trace_decode(f->path, read_line, &reading, &problem);
     if (decoded == SG_DECODED_ERROR) {
@@ -387,6 +450,7 @@ void trace_free(struct trace *t)
     free(t->calls);
     free(t->subs);
     free(t->comms);
+    free(t->dones);
     free(t->files);
 }
 
