@@ -534,8 +534,10 @@ static int write_archive(struct archive *a, const char *path)
 {
     struct strings routines = {0};
     uint64_t *events = calloc((size_t)a->t->procs, sizeof *events);
-    a->otf2 = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    /* the smallest chunks: a reader holds one per location (16 MiB at
+     * 1,024 ranks, not the default's 1 GiB) */
+    a->otf2 = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     a->list = OTF2_AttributeList_New();
     OTF2_ErrorCode e = a->otf2 == NULL || a->list == NULL || events == NULL
                            ? OTF2_ERROR_MEM_ALLOC_FAILED
