@@ -301,10 +301,10 @@ static OTF2_ErrorCode write_call(struct archive *a, OTF2_EvtWriter *w, OTF2_Regi
         e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, enter, (uint64_t)c->request);
     for (; e == OTF2_SUCCESS && *next_done < a->t->done_count; ++*next_done) {
         const struct done *d = a->dones[*next_done];
-        if (d->rank != c->rank || d->completed_by > c->index || d->completed_by == NONE)
+        if (d->rank != c->rank || d->completed_by > c->index)
             break;
-        if (d->completed_by < c->index)
-            continue; /* its completing call was lost */
+        if (d->completed_by != c->index)
+            continue; /* no call after it in the file (NONE: the tail was lost) */
         uint64_t at = (uint64_t)d->ns < enter ? enter : (uint64_t)d->ns > leave ? leave
                                                                                : (uint64_t)d->ns;
         e = write_done(a, w, d, at);
