@@ -5,7 +5,8 @@
 # purpose:
 #   whole    DIR: otf2-print reads the archive (-Werror) with a location per
 #            rank, and its events say what the text form of each rank's file
-#            says: the calls (enter and leave per routine), the messages sent
+#            says: the calls (enter and leave per routine, at the times of
+#            the text form to the nanosecond: the trace's clock), the messages sent
 #            (receiver, communicator, tag, bytes) and received (sender,
 #            communicator, tag), each send matched by a receive, the
 #            collectives (begin, and end with operation, communicator, root,
@@ -33,7 +34,8 @@ run() { # run ARGS...: sets status, and err (standard error)
 procs=$(find "$dir" -maxdepth 1 -name 'rank-*.sgtrace' | wc -l)
 
 # What the text form says, one line per fact, the rank first:
-#   call R ROUTINE, send R TO COMM TAG BYTES, recv R FROM COMM TAG,
+#   call R ROUTINE, time R ROUTINE START_NS DURATION_NS,
+#   send R TO COMM TAG BYTES, recv R FROM COMM TAG,
 #   coll R OPERATION COMM ROOT SENT RECEIVED, did R WHAT SUBS, sig R HASH
 text_facts() {
     for ((rank = 0; rank < procs; rank++)); do
@@ -45,6 +47,9 @@ text_facts() {
         for (i = 4; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
         routine = $3
         print "call", rank, routine
+        start = f["t"]; sub(/\./, "", start)
+        duration = f["d"]; sub(/\./, "", duration)
+        print "time", rank, routine, start, duration + 0
         if (routine ~ /^MPI_(Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Sendrecv|Sendrecv_replace)$/ && ("peer" in f))
             print "send", rank, f["peer"], f["comm"], f["tag"], f["bytes"]
         if (routine == "MPI_Recv" && ("peer" in f))
@@ -88,8 +93,17 @@ archive_facts() {
     function number(name,    text) { text = field(name); sub(/[^0-9].*$/, "", text); return text }
     $1 == "ENTER" || $1 == "LEAVE" {
         routine = $0; sub(/^.*Region: "/, "", routine); sub(/".*/, "", routine)
-        if ($1 == "ENTER") { print "call", $2, routine; entered[$2, routine]++ }
-        else { left[$2, routine]++; last_leave = $2 }
+        if ($1 == "ENTER") {
+            print "call", $2, routine
+            entered[$2, routine]++
+            enter[$2] = $3
+        } else {
+            left[$2, routine]++
+            last_leave = $2
+            # ns since the epoch (19 digits): the duration from the last 15, exact in awk
+            duration = substr($3, length($3) - 14) - substr(enter[$2], length(enter[$2]) - 14)
+            print "time", $2, routine, enter[$2], duration < 0 ? duration + 1e15 : duration
+        }
     }
     $1 == "MPI_SEND" || $1 == "MPI_ISEND" {
         to = location(field("Receiver"))
