@@ -169,19 +169,25 @@ int main(int argc, char **argv)
         trace_free(&t);
         return 1;
     }
+#ifdef SCALEGUARD_OTF2
+    /* first: an archive refused (ARCHIVE exists) leaves no other output */
+    if (otf2 != NULL && write_otf2(&t, otf2) != 0) {
+        trace_free(&t);
+        return 1;
+    }
+    if (otf2 != NULL)
+        printf("scaleguard-trace: OTF2 archive %s: %d locations, %zu calls\n", otf2, t.procs,
+               t.call_count);
+#endif
     struct graph *g = graph_build(&t);
     int failed = g == NULL ||
                  output(prefix, ".md", path, sizeof path, summary, &t, g, NULL) != 0 ||
                  output(prefix, ".dot", dot_path, sizeof dot_path, dot, &t, g, NULL) != 0 ||
                  output(prefix, ".html", path, sizeof path, write_page, &t, g, dot_path) != 0 ||
                  (with_json && output(prefix, ".json", path, sizeof path, json, &t, g, NULL) != 0);
-#ifdef SCALEGUARD_OTF2
-    failed = failed || (otf2 != NULL && write_otf2(&t, otf2) != 0);
-#endif
     if (!failed)
-        printf("scaleguard-trace: %d ranks, %zu calls, %zu edges: %s.md, .dot, .html%s%s%s\n",
-               t.procs, t.call_count, graph_edge_count(g), prefix, with_json ? ", .json" : "",
-               otf2 ? "; OTF2 archive " : "", otf2 ? otf2 : "");
+        printf("scaleguard-trace: %d ranks, %zu calls, %zu edges: %s.md, .dot, .html%s\n",
+               t.procs, t.call_count, graph_edge_count(g), prefix, with_json ? ", .json" : "");
     graph_free(g);
     trace_free(&t);
     return failed ? 1 : 0;

@@ -16,7 +16,7 @@
 #            file: exit 1, the file and line named, and no archive, nor any
 #            part of one, written;
 #   exists   ARCHIVE already there (a directory of the user's, a link to one):
-#            exit 1, "exists", and what was there untouched.
+#            exit 1, "exists", what was there untouched, no other output.
 set -u
 tool=$1 kase=$2 dir=$3
 work=$(mktemp -d)
@@ -199,6 +199,7 @@ exists)
         fi
     done
     [ -L "$work/link" ] || fail "the link is gone"
+    [ ! -e "$work/t.md" ] || fail "the other outputs written all the same"
     [ -z "$(find "$work" -maxdepth 1 -name '.*partial')" ] || fail "a partial archive left behind"
     echo "otf2-test.sh: exists: exit 1 for a directory and a link, both untouched"
     ;;
