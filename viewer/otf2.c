@@ -640,9 +640,17 @@ static void release(struct archive *a)
     free(a->strings.items);
 }
 
-int write_otf2(const struct trace *t, const char *path)
+int write_otf2(const struct trace *t, const char *given)
 {
-    char name[256], why[256], fresh[300], where[64];
+    char path[4096], name[256], why[256], fresh[300], where[64];
+    size_t length = strlen(given);
+    while (length > 1 && given[length - 1] == '/') /* ARCHIVE/ is ARCHIVE */
+        length--;
+    if (length >= sizeof path) {
+        fprintf(stderr, "scaleguard-trace: %s: too long a path\n", given);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%.*s", (int)length, given);
     int parent = sg_safe_parent(path, name, sizeof name, why, sizeof why);
     if (parent < 0) {
         fprintf(stderr, "scaleguard-trace: cannot write the OTF2 archive %s: %s\n", path, why);
