@@ -1,4 +1,4 @@
-/* The trace as an OTF2 archive (scaleguard-trace --otf2 DIR), written with
+/* The trace as an OTF2 archive (scaleguard-trace --otf2 ARCHIVE), written with
  * the field's own library (libotf2): the format Score-P writes and Vampir,
  * Scalasca and otf2-print read. One location per rank; each traced call a
  * region entered and left; point-to-point messages as MpiSend/MpiRecv (and
@@ -9,9 +9,9 @@
  * file's clock records (trace/ticks.h) in nanoseconds since the epoch, so
  * the timer resolution is 1 GHz and the global offset the run's first call.
  *
- * DIR is made new (files/safe_file.h's rules): the archive is written into a
- * fresh directory beside it, reached through its descriptor, and renamed to
- * DIR only when whole, never over anything there. */
+ * ARCHIVE is made new (files/safe_file.h's rules): the archive is written
+ * into a fresh directory beside it, reached through its descriptor, and
+ * renamed to ARCHIVE only when whole, never over anything there. */
 #define _GNU_SOURCE /* renameat2 */
 #include <dirent.h>
 #include <errno.h>
