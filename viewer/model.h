@@ -20,6 +20,14 @@ struct call {
         request;
     char signature[17], did[16], why[32];
     char *fields; /* the record's text after its routine, for the page */
+    /* a non-blocking call's completion (its request's `done` line): time
+     * (-1: none seen), and a receive's status source and tag (NONE: none) */
+    double completed;
+    int64_t completed_source, completed_tag;
+    /* and for the OTF2 archive: the time exactly (ns since the epoch, -1:
+     * none seen), a receive's bytes (NONE: none), whether cancelled */
+    int64_t completed_ns, completed_bytes;
+    int cancelled;
     size_t first_sub, sub_count; /* its sub-calls: trace.subs[first_sub...] */
 };
 
@@ -28,15 +36,6 @@ struct sub {
     int64_t index, j;
     char routine[40];
     double start, duration;
-};
-
-/* A nonblocking call's request completed (a `done` line). */
-struct done {
-    int rank;
-    int64_t request, posted_by, completed_by; /* call indices: its post, the call after it */
-    int64_t ns;                               /* when, ns since the epoch */
-    int64_t source, tag, bytes;               /* a receive's status, else NONE */
-    int cancelled;
 };
 
 struct comm {
@@ -65,8 +64,6 @@ struct trace {
     size_t sub_count, sub_capacity;
     struct comm *comms;
     size_t comm_count, comm_capacity;
-    struct done *dones; /* in each rank's file order */
-    size_t done_count, done_capacity;
     double first_start;
 };
 

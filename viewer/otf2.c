@@ -2,7 +2,7 @@
  * the field's own library (libotf2): the format Score-P writes and Vampir,
  * Scalasca and otf2-print read. One location per rank; each traced call a
  * region entered and left; point-to-point messages as MpiSend/MpiRecv (and
- * their nonblocking forms, completed where the trace's `done` line says);
+ * their nonblocking forms, completed when the trace's `done` line says);
  * collectives as MpiCollectiveBegin/End with root and bytes; communicators
  * and their groups as definitions; what the layer did as attributes of the
  * call's Leave. Times are the trace's own clock: its ticks dated by the
@@ -179,7 +179,10 @@ struct archive {
     struct comm_ranks *ranks; /* per t->comms */
     uint64_t first, last;     /* the run's first and last time, ns */
     OTF2_AttributeList *list;
-    const struct done **dones; /* t->dones by rank, then the call that completed them */
+    const struct call **completions; /* the calls completed later (a `done` line), by rank
+                                       * and time of completion */
+    size_t completion_count;
+    uint64_t written; /* the location's last time written */
 };
 
 static OTF2_CommRef comm_ref(const struct archive *a, uint64_t id)
@@ -211,28 +214,14 @@ static uint64_t bytes_of(int64_t bytes)
 
 /* ---- Events ------------------------------------------------------------------ */
 
-static int by_call_index(const void *key, const void *item)
+static int completion_order(const void *a, const void *b)
 {
-    const struct call *x = key, *y = item;
+    const struct call *x = *(const struct call *const *)a, *y = *(const struct call *const *)b;
     if (x->rank != y->rank)
         return x->rank - y->rank;
+    if (x->completed_ns != y->completed_ns)
+        return (x->completed_ns > y->completed_ns) - (x->completed_ns < y->completed_ns);
     return (x->index > y->index) - (x->index < y->index);
-}
-
-static const struct call *posting_call(const struct trace *t, int rank, int64_t index)
-{
-    struct call key = {.rank = rank, .index = index};
-    return bsearch(&key, t->calls, t->call_count, sizeof *t->calls, by_call_index);
-}
-
-static int done_order(const void *a, const void *b)
-{
-    const struct done *x = *(const struct done *const *)a, *y = *(const struct done *const *)b;
-    if (x->rank != y->rank)
-        return x->rank - y->rank;
-    if (x->completed_by != y->completed_by)
-        return (x->completed_by > y->completed_by) - (x->completed_by < y->completed_by);
-    return (x > y) - (x < y); /* the file's order */
 }
 
 /* The attributes of call `c`'s Leave: what the layer did. */
@@ -259,33 +248,62 @@ static void add_layer_attributes(struct archive *a, const struct call *c)
     }
 }
 
-/* A request's completion, inside the call that completed it. */
-static OTF2_ErrorCode write_done(struct archive *a, OTF2_EvtWriter *w, const struct done *d,
-                                 uint64_t at)
+/* `time`, or the location's last time written when it is earlier: OTF2
+ * takes a location's events in order, and calls of threads at once (or
+ * times rounded to the nanosecond each on its own) can overlap. */
+static uint64_t in_order(struct archive *a, uint64_t time)
 {
-    const struct call *posted = posting_call(a->t, d->rank, d->posted_by);
-    if (d->cancelled)
-        return OTF2_EvtWriter_MpiRequestCancelled(w, NULL, at, (uint64_t)d->request);
-    if (posted == NULL)
-        return OTF2_SUCCESS; /* its post was lost (a `lost` line) */
-    if (routine_sends(posted->routine))
-        return OTF2_EvtWriter_MpiIsendComplete(w, NULL, at, (uint64_t)d->request);
-    if (strcmp(posted->routine, "MPI_Irecv") != 0 || d->source == NONE)
-        return OTF2_SUCCESS; /* no status: nothing known of a message */
-    OTF2_CommRef comm = comm_ref(a, posted->comm);
-    return OTF2_EvtWriter_MpiIrecv(w, NULL, at, rank_in(a, comm, d->source), comm,
-                                   tag_of(d->tag), bytes_of(d->bytes), (uint64_t)d->request);
+    if (time < a->written)
+        return a->written;
+    return a->written = time;
 }
 
-/* The events of one call, from its Enter to its Leave; `next_done` walks
- * the rank's completions. */
+/* The completion of nonblocking call `posted` (its `done` line), at `at`. */
+static OTF2_ErrorCode write_completion(struct archive *a, OTF2_EvtWriter *w,
+                                       const struct call *posted, uint64_t at)
+{
+    uint64_t request = (uint64_t)posted->request;
+    if (posted->cancelled)
+        return OTF2_EvtWriter_MpiRequestCancelled(w, NULL, at, request);
+    if (routine_sends(posted->routine))
+        return OTF2_EvtWriter_MpiIsendComplete(w, NULL, at, request);
+    if (strcmp(posted->routine, "MPI_Irecv") != 0 || posted->completed_source == NONE)
+        return OTF2_SUCCESS; /* no status: nothing known of a message */
+    OTF2_CommRef comm = comm_ref(a, posted->comm);
+    return OTF2_EvtWriter_MpiIrecv(w, NULL, at, rank_in(a, comm, posted->completed_source), comm,
+                                   tag_of(posted->completed_tag),
+                                   bytes_of(posted->completed_bytes), request);
+}
+
+/* The rank's completions up to time `until` (ns), each at its time, from
+ * a->completions[*next] on. */
+static OTF2_ErrorCode write_completions(struct archive *a, OTF2_EvtWriter *w, int rank,
+                                        uint64_t until, size_t *next)
+{
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    for (; e == OTF2_SUCCESS && *next < a->completion_count; ++*next) {
+        const struct call *posted = a->completions[*next];
+        if (posted->rank != rank || (uint64_t)posted->completed_ns > until)
+            break;
+        e = write_completion(a, w, posted, in_order(a, (uint64_t)posted->completed_ns));
+    }
+    return e;
+}
+
+/* The events of one call, from its Enter to its Leave, and before its Enter
+ * the completions since the last call's Leave; `next` walks the rank's
+ * completions: those inside the call (a Wait's) are in its region. */
 static OTF2_ErrorCode write_call(struct archive *a, OTF2_EvtWriter *w, OTF2_RegionRef region,
-                                 const struct call *c, size_t *next_done)
+                                 const struct call *c, size_t *next)
 {
     uint64_t enter = (uint64_t)c->start_ns, leave = enter + (uint64_t)c->duration_ns;
     OTF2_CommRef comm = comm_ref(a, c->comm);
     const struct collective *coll = c->number != NONE ? collective_of(c->routine) : NULL;
-    OTF2_ErrorCode e = OTF2_EvtWriter_Enter(w, NULL, enter, region);
+    OTF2_ErrorCode e = enter > 0 ? write_completions(a, w, c->rank, enter - 1, next)
+                                 : OTF2_SUCCESS;
+    enter = in_order(a, enter);
+    if (e == OTF2_SUCCESS)
+        e = OTF2_EvtWriter_Enter(w, NULL, enter, region);
     if (e == OTF2_SUCCESS && coll != NULL)
         e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, enter);
     if (e == OTF2_SUCCESS && routine_sends(c->routine) && c->peer != NONE) {
@@ -299,16 +317,9 @@ static OTF2_ErrorCode write_call(struct archive *a, OTF2_EvtWriter *w, OTF2_Regi
     }
     if (e == OTF2_SUCCESS && strcmp(c->routine, "MPI_Irecv") == 0 && c->request != NONE)
         e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, enter, (uint64_t)c->request);
-    for (; e == OTF2_SUCCESS && *next_done < a->t->done_count; ++*next_done) {
-        const struct done *d = a->dones[*next_done];
-        if (d->rank != c->rank || d->completed_by > c->index)
-            break;
-        if (d->completed_by != c->index)
-            continue; /* no call after it in the file (NONE: the tail was lost) */
-        uint64_t at = (uint64_t)d->ns < enter ? enter : (uint64_t)d->ns > leave ? leave
-                                                                               : (uint64_t)d->ns;
-        e = write_done(a, w, d, at);
-    }
+    if (e == OTF2_SUCCESS)
+        e = write_completions(a, w, c->rank, leave, next);
+    leave = in_order(a, leave);
     /* a blocking receive's message: its peer= and tag= as the call named them
      * (the trace has no status of a blocking call); Sendrecv's receive side is
      * source= and source_tag=, its length not in the trace but for _replace */
@@ -343,20 +354,21 @@ static OTF2_RegionRef region_ref(struct strings *routines, const char *routine)
 static OTF2_ErrorCode write_events(struct archive *a, struct strings *routines,
                                    uint64_t *events)
 {
-    size_t i = 0, next_done = 0;
+    size_t i = 0, next = 0;
     for (int rank = 0; rank < a->t->procs; rank++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a->otf2, (OTF2_LocationRef)rank);
         if (w == NULL)
             return OTF2_ERROR_INVALID;
         OTF2_ErrorCode e = OTF2_SUCCESS;
+        a->written = 0;
         for (; e == OTF2_SUCCESS && i < a->t->call_count && a->t->calls[i].rank == rank; i++) {
             OTF2_RegionRef region = region_ref(routines, a->t->calls[i].routine);
             if (region == OTF2_UNDEFINED_REGION)
                 return OTF2_ERROR_MEM_ALLOC_FAILED;
-            e = write_call(a, w, region, &a->t->calls[i], &next_done);
+            e = write_call(a, w, region, &a->t->calls[i], &next);
         }
-        while (next_done < a->t->done_count && a->dones[next_done]->rank == rank)
-            next_done++; /* completed after the rank's last call: lost with the file's tail */
+        if (e == OTF2_SUCCESS) /* after the last call (its record lost with the file's tail) */
+            e = write_completions(a, w, rank, UINT64_MAX, &next);
         if (e == OTF2_SUCCESS)
             e = OTF2_EvtWriter_GetNumberOfEvents(w, &events[rank]);
         OTF2_ErrorCode closed = OTF2_Archive_CloseEvtWriter(a->otf2, w);
@@ -604,8 +616,8 @@ static int prepare(struct archive *a, const struct trace *t)
 {
     *a = (struct archive){.t = t, .first = UINT64_MAX};
     a->ranks = calloc(t->comm_count ? t->comm_count : 1, sizeof *a->ranks);
-    a->dones = malloc((t->done_count ? t->done_count : 1) * sizeof *a->dones);
-    if (a->ranks == NULL || a->dones == NULL)
+    a->completions = malloc((t->call_count ? t->call_count : 1) * sizeof *a->completions);
+    if (a->ranks == NULL || a->completions == NULL)
         return -1;
     for (size_t i = 0; i < t->comm_count; i++)
         if (comm_ranks_of(t, &t->comms[i], &a->ranks[i]) != 0) {
@@ -614,10 +626,11 @@ static int prepare(struct archive *a, const struct trace *t)
                     t->comms[i].id, t->comms[i].members, t->procs);
             return -1;
         }
-    for (size_t i = 0; i < t->done_count; i++)
-        a->dones[i] = &t->dones[i];
-    if (t->done_count > 0)
-        qsort(a->dones, t->done_count, sizeof *a->dones, done_order);
+    for (size_t i = 0; i < t->call_count; i++)
+        if (t->calls[i].completed_ns >= 0 && t->calls[i].request != NONE)
+            a->completions[a->completion_count++] = &t->calls[i];
+    if (a->completion_count > 0)
+        qsort(a->completions, a->completion_count, sizeof *a->completions, completion_order);
     for (size_t i = 0; i < t->call_count; i++) {
         uint64_t start = (uint64_t)t->calls[i].start_ns;
         uint64_t end = start + (uint64_t)t->calls[i].duration_ns;
@@ -634,7 +647,7 @@ static void release(struct archive *a)
     for (size_t i = 0; a->ranks != NULL && i < a->t->comm_count; i++)
         free(a->ranks[i].members), free(a->ranks[i].of_world);
     free(a->ranks);
-    free(a->dones);
+    free(a->completions);
     for (size_t i = 0; i < a->strings.count; i++)
         free(a->strings.items[i]);
     free(a->strings.items);

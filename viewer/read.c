@@ -143,7 +143,9 @@ static int read_call(struct trace *t, int rank, char *rest, const char **why)
         return -1;
     }
     struct call *c = &t->calls[t->call_count];
-    *c = (struct call){.rank = rank, .comm = 0, .start = -1, .duration = -1};
+    *c = (struct call){.rank = rank, .comm = 0, .start = -1, .duration = -1, .completed = -1,
+                       .completed_source = NONE, .completed_tag = NONE, .completed_ns = -1,
+                       .completed_bytes = NONE};
     int64_t *optional[] = {&c->number, &c->root,  &c->peer,  &c->tag,      &c->source,
                            &c->source_tag, &c->count, &c->bytes, &c->sent, &c->received,
                            &c->subs,   &c->request};
@@ -196,6 +198,43 @@ static int read_sub(struct trace *t, int rank, char *rest, const char **why)
     return 0;
 }
 
+/* `done Q I t=T [source=W] [tag=G] [bytes=B] [cancelled=1]`: the completion
+ * of this rank's call I, read since its call (written before the done line). */
+static int read_done(struct trace *t, int rank, char *rest, const char **why)
+{
+    *why = "expected 'done REQUEST INDEX t=T [source=W] [tag=G] [bytes=B] [cancelled=1]'";
+    int64_t request, index, completed_ns;
+    char *request_word = strtok(rest, " "), *index_word = strtok(NULL, " ");
+    char *time = strtok(NULL, " ");
+    double completed;
+    if (time == NULL || whole_integer(request_word, &request) ||
+        whole_integer(index_word, &index) || strncmp(time, "t=", 2) ||
+        whole_number(time + 2, &completed) || whole_ns(time + 2, &completed_ns))
+        return -1;
+    struct call *c = NULL;
+    for (size_t i = t->call_count; i-- > 0 && t->calls[i].rank == rank;)
+        if (t->calls[i].index == index) {
+            c = &t->calls[i];
+            break;
+        }
+    if (c == NULL)
+        return 0; /* its call was not recorded (a lost record) */
+    c->completed = completed;
+    c->completed_ns = completed_ns;
+    for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " ")) {
+        int64_t cancelled = 0;
+        int64_t *value = strncmp(field, "source=", 7) == 0      ? &c->completed_source
+                         : strncmp(field, "tag=", 4) == 0       ? &c->completed_tag
+                         : strncmp(field, "bytes=", 6) == 0     ? &c->completed_bytes
+                         : strncmp(field, "cancelled=", 10) == 0 ? &cancelled
+                                                                 : NULL;
+        if (value != NULL && whole_integer(strchr(field, '=') + 1, value) != 0)
+            return -1;
+        c->cancelled |= cancelled != 0;
+    }
+    return 0;
+}
+
 static int read_comm(struct trace *t, char *rest, const char **why)
 {
     *why = "expected 'comm ID size N members RANGES [parent=ID]'";
@@ -223,42 +262,11 @@ static int read_comm(struct trace *t, char *rest, const char **why)
     return 0;
 }
 
-static int read_done(struct trace *t, int rank, char *rest, const char **why)
-{
-    *why = "expected 'done REQUEST INDEX t=T [source=W] [tag=G] [bytes=B] [cancelled=1]'";
-    if (grow((void **)&t->dones, &t->done_capacity, t->done_count, sizeof *t->dones) != 0)
-        return -1;
-    struct done *d = &t->dones[t->done_count];
-    *d = (struct done){.rank = rank, .completed_by = NONE, .ns = -1, .source = NONE,
-                       .tag = NONE, .bytes = NONE};
-    char *request = strtok(rest, " "), *index = strtok(NULL, " ");
-    if (index == NULL || whole_integer(request, &d->request) || whole_integer(index, &d->posted_by))
-        return -1;
-    for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " ")) {
-        int64_t cancelled;
-        if ((strncmp(field, "t=", 2) == 0 && whole_ns(field + 2, &d->ns)) ||
-            (strncmp(field, "source=", 7) == 0 && whole_integer(field + 7, &d->source)) ||
-            (strncmp(field, "tag=", 4) == 0 && whole_integer(field + 4, &d->tag)) ||
-            (strncmp(field, "bytes=", 6) == 0 && whole_integer(field + 6, &d->bytes)))
-            return -1;
-        if (strncmp(field, "cancelled=", 10) == 0) {
-            if (whole_integer(field + 10, &cancelled))
-                return -1;
-            d->cancelled = cancelled != 0;
-        }
-    }
-    if (d->ns < 0)
-        return -1;
-    t->done_count++;
-    return 0;
-}
-
 /* Reading one rank's file: what its lines have told so far. */
 struct reading {
     struct trace *t;
     int rank;
     int ended;
-    size_t pending; /* the first of t->dones whose completing call is still to come */
 };
 
 /* One line of the file's text form (decode.h): NULL, or what is wrong. */
@@ -292,11 +300,9 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
             snprintf(t->mpi, sizeof t->mpi, "%s", rest);
     } else if (word == 5 && strncmp(text, "start", 5) == 0) {
     } else if (word == 4 && strncmp(text, "call", 4) == 0) {
-        if (read_call(t, r->rank, rest, &problem) == 0) {
+        if (read_call(t, r->rank, rest, &problem) == 0)
             f->calls++;
-            for (; r->pending < t->done_count; r->pending++)
-                t->dones[r->pending].completed_by = t->calls[t->call_count - 1].index;
-        } else
+        else
             why = problem;
     } else if (word == 3 && strncmp(text, "sub", 3) == 0) {
         if (read_sub(t, r->rank, rest, &problem) != 0)
@@ -336,7 +342,7 @@ static const char *read_line(void *arg, long number, char *text, size_t length)
 static int read_file(struct trace *t, int rank, int strict)
 {
     struct rank_file *f = &t->files[rank];
-    struct reading reading = {t, rank, 0, t->done_count};
+    struct reading reading = {t, rank, 0};
     struct sg_decode_problem problem;
     enum sg_decoded decoded = sg_trace_decode(f->path, read_line, &reading, &problem);
     if (decoded == SG_DECODED_ERROR) {
@@ -450,7 +456,6 @@ void trace_free(struct trace *t)
     free(t->calls);
     free(t->subs);
     free(t->comms);
-    free(t->dones);
     free(t->files);
 }
 
