@@ -15,6 +15,9 @@
 #   broken   a copy of DIR with a record of no type of the format in rank 1's
 #            file: exit 1, the file and line named, and no archive, nor any
 #            part of one, written;
+#   full     a write that fails (files limited to 1 KiB: ulimit -f, SIGXFSZ
+#            ignored, so a write past it fails as on a full disk): exit 1,
+#            libotf2's error told, and no archive, nor any part of one;
 #   exists   ARCHIVE already there (a directory of the user's, a link to one):
 #            exit 1, "exists", what was there untouched, no other output.
 set -u
@@ -182,6 +185,21 @@ broken)
     [[ $err =~ rank-1\.sgtrace:5:\ not\ a\ record\ of\ the\ trace\ format ]] || fail "said '$err'"
     [ -z "$(ls -A "$work/out-dir")" ] || fail "left behind: $(ls -A "$work/out-dir")"
     echo "otf2-test.sh: broken: exit 1: $err; nothing written"
+    ;;
+full)
+    mkdir "$work/out-dir"
+    # its messages through a pipe, which the limit does not touch
+    err=$(
+        trap '' XFSZ
+        ulimit -f 1
+        "$tool" --otf2 "$work/out-dir/archive" --output "$work/out-dir/t" "$dir" 2>&1 >/dev/null
+        echo "status=$?"
+    )
+    status=${err##*status=} err=${err%$'\n'status=*}
+    [ "$status" -eq 1 ] || fail "exit $status, expected 1 ($err)"
+    [[ $err == *"scaleguard-trace: the OTF2 archive: "* ]] || fail "said '$err'"
+    [ -z "$(ls -A "$work/out-dir")" ] || fail "left behind: $(ls -A "$work/out-dir")"
+    echo "otf2-test.sh: full: exit 1: ${err##*$'\n'}; nothing written"
     ;;
 exists)
     mkdir "$work/mine" "$work/elsewhere"
