@@ -15,7 +15,11 @@ struct call {
     char routine[40];
     uint64_t comm;
     double start, duration;
-    int64_t start_ns, duration_ns; /* the same, exact: ns since the epoch, ns (otf2.c) */
+    /* exactly, for the OTF2 archive: start (ns since the epoch) and duration
+     * (ns); a nonblocking call's completion (`completed` below) in ns, a
+     * receive's bytes from its status, whether cancelled */
+    int64_t start_ns, duration_ns, completed_ns, completed_bytes;
+    int cancelled;
     int64_t number, root, peer, tag, source, source_tag, count, bytes, sent, received, subs,
         request;
     char signature[17], did[16], why[32];
@@ -24,10 +28,6 @@ struct call {
      * (-1: none seen), and a receive's status source and tag (NONE: none) */
     double completed;
     int64_t completed_source, completed_tag;
-    /* and for the OTF2 archive: the time exactly (ns since the epoch, -1:
-     * none seen), a receive's bytes (NONE: none), whether cancelled */
-    int64_t completed_ns, completed_bytes;
-    int cancelled;
     size_t first_sub, sub_count; /* its sub-calls: trace.subs[first_sub...] */
 };
 

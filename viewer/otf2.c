@@ -627,7 +627,7 @@ static int prepare(struct archive *a, const struct trace *t)
             return -1;
         }
     for (size_t i = 0; i < t->call_count; i++)
-        if (t->calls[i].completed_ns >= 0 && t->calls[i].request != NONE)
+        if (t->calls[i].completed >= 0 && t->calls[i].request != NONE)
             a->completions[a->completion_count++] = &t->calls[i];
     if (a->completion_count > 0)
         qsort(a->completions, a->completion_count, sizeof *a->completions, completion_order);

@@ -144,8 +144,7 @@ static int read_call(struct trace *t, int rank, char *rest, const char **why)
     }
     struct call *c = &t->calls[t->call_count];
     *c = (struct call){.rank = rank, .comm = 0, .start = -1, .duration = -1, .completed = -1,
-                       .completed_source = NONE, .completed_tag = NONE, .completed_ns = -1,
-                       .completed_bytes = NONE};
+                       .completed_source = NONE, .completed_tag = NONE};
     int64_t *optional[] = {&c->number, &c->root,  &c->peer,  &c->tag,      &c->source,
                            &c->source_tag, &c->count, &c->bytes, &c->sent, &c->received,
                            &c->subs,   &c->request};
