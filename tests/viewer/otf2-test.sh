@@ -10,8 +10,8 @@
 #            (receiver, communicator, tag, bytes) and received (sender,
 #            communicator, tag), each send matched by a receive, the
 #            collectives (begin, and end with operation, communicator, root,
-#            bytes), and what the layer did (did=, subs=) and the checks'
-#            signatures (sig=) as attributes;
+#            bytes), and what the layer did (did=, subs=, the `sub` lines)
+#            and the checks' signatures (sig=) as attributes;
 #   broken   a copy of DIR with a record of no type of the format in rank 1's
 #            file: exit 1, the file and line named, and no archive, nor any
 #            part of one, written;
@@ -39,7 +39,8 @@ procs=$(find "$dir" -maxdepth 1 -name 'rank-*.sgtrace' | wc -l)
 # What the text form says, one line per fact, the rank first:
 #   call R ROUTINE, time R ROUTINE START_NS DURATION_NS,
 #   send R TO COMM TAG BYTES, recv R FROM COMM TAG,
-#   coll R OPERATION COMM ROOT SENT RECEIVED, did R WHAT SUBS, sig R HASH
+#   coll R OPERATION COMM ROOT SENT RECEIVED, did R WHAT SUBS,
+#   subcalls R ROUTINE,..., sig R HASH
 text_facts() {
     for ((rank = 0; rank < procs; rank++)); do
         "$tool" --text "$dir/rank-$rank.sgtrace" || fail "--text rank-$rank.sgtrace failed"
@@ -71,12 +72,18 @@ text_facts() {
         if ("sig" in f)
             print "sig", rank, f["sig"]
     }
+    $1 == "sub" {
+        key = rank " " $2
+        if (key in subs) subs[key] = subs[key] "," $4
+        else subs[key] = $4
+    }
     $1 == "done" && (rank, $2) in irecv {
         delete f
         for (i = 4; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
         if ("source" in f)
             print "recv", rank, f["source"], irecv[rank, $2], f["tag"]
-    }' | sort
+    }
+    END { for (key in subs) { split(key, k, " "); print "subcalls", k[1], subs[key] } }' | sort
 }
 
 # The same facts from otf2-print's events; the archive's own checks (every
@@ -131,6 +138,10 @@ archive_facts() {
         if (/"scaleguard:subs"/) { subs = $0; sub(/^.*"scaleguard:subs" <[0-9]+>; UINT64; /, "", subs); sub(/\).*/, "", subs) }
         print "did", last_leave, what, subs
     }
+    $1 == "ADDITIONAL" && /"scaleguard:sub_calls"/ {
+        calls = $0; sub(/^.*"scaleguard:sub_calls" <[0-9]+>; STRING; "/, "", calls); sub(/".*/, "", calls)
+        print "subcalls", last_leave, calls
+    }
     $1 == "ADDITIONAL" && /"scaleguard:sig"/ {
         sig = $0; sub(/^.*"scaleguard:sig" <[0-9]+>; STRING; "/, "", sig); sub(/".*/, "", sig)
         print "sig", last_leave, sig
@@ -168,7 +179,8 @@ whole)
     collectives=$(grep -c '^MPI_COLLECTIVE_END ' "$work/events")
     echo "otf2-test.sh: whole: $locations locations, $(grep -c '^call ' "$work/text") calls," \
         "$(grep -c '^send ' "$work/text") sends and $(grep -c '^recv ' "$work/text") receives matched," \
-        "$collectives collectives, $(grep -c '^did ' "$work/text") decisions: the archive and the text form agree"
+        "$collectives collectives, $(grep -c '^did ' "$work/text") decisions," \
+        "$(grep -c '^subcalls ' "$work/text") with sub-calls: the archive and the text form agree"
     ;;
 broken)
     cp -r "$dir" "$work/trace"
