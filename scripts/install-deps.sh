@@ -7,7 +7,7 @@ usage() {
 usage: scripts/install-deps.sh
        scripts/install-deps.sh --help
 Installs the Debian packages ScaleGuard needs (both MPIs, the build, Fortran,
-clang, shellcheck, Slurm and munge, iproute2, Lmod, gnuplot) with apt-get; as root, or
+clang, shellcheck, Slurm and munge, iproute2, Lmod, gnuplot, OTF2) with apt-get; as root, or
 through sudo without a password. Does nothing when all are present.
 EOF
 }
@@ -28,6 +28,7 @@ packages=(
   lmod                                          # the modulefile's test
   gnuplot-nox                                   # scaleguard-report's plots
   graphviz                                      # scaleguard-trace's message graph (dot)
+  libotf2-trace-dev otf2-tools                  # scaleguard-trace --otf2, its test's otf2-print
   chromium chromium-driver curl                 # the trace page's test in a real browser
 )
 

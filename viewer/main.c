@@ -1,7 +1,7 @@
 /* scaleguard-trace: a trace directory (SCALEGUARD_TRACE=DIR; trace/FORMAT.md)
  * to its summary (PREFIX.md), message graph (PREFIX.dot), page
- * (PREFIX.html) and, with --json, its model (PREFIX.json); or a rank's file
- * to its text form (--text). */
+ * (PREFIX.html) and, with --json, its model (PREFIX.json), with --otf2 an
+ * OTF2 archive (otf2.c); or a rank's file to its text form (--text). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +13,16 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: scaleguard-trace [--output PREFIX] [--json] [--strict] DIR\n"
+    fputs("usage: scaleguard-trace [--output PREFIX] [--json] [--otf2 ARCHIVE] [--strict] DIR\n"
           "       scaleguard-trace --text FILE\n"
           "       scaleguard-trace --help | --version\n"
           "Reads the trace directory DIR (rank-N.sgtrace, written with SCALEGUARD_TRACE=DIR)\n"
           "and writes PREFIX.md (summary), PREFIX.dot (message graph), PREFIX.html (the\n"
           "graph and the calls, to filter in a browser) and with --json PREFIX.json;\n"
-          "PREFIX is DIR/trace unless given (--out is the same as --output). A rank whose\n"
-          "file lacks its end (the job was killed) is a warning, an error with --strict.\n"
+          "PREFIX is DIR/trace unless given (--out is the same as --output). --otf2 also\n"
+          "writes the run as an OTF2 archive (Vampir, Scalasca, otf2-print) in ARCHIVE, a\n"
+          "directory it makes (it must not exist). A rank whose file lacks its end (the\n"
+          "job was killed) is a warning, an error with --strict.\n"
           "--text prints the text form of one rank's file (DIR/rank-N.sgtrace;\n"
           "trace/FORMAT.md).\n"
           "Exit status: 0 written, 1 a trace that cannot be read or an output that cannot\n"
@@ -121,13 +123,21 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--text") == 0)
         return print_text(argv[2]);
-    const char *prefix = NULL, *dir = NULL;
+    const char *prefix = NULL, *dir = NULL, *otf2 = NULL;
     int with_json = 0, strict = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "--out") == 0) {
             if (i + 1 == argc)
                 return bad_usage(argv[i], " needs a value");
             prefix = argv[++i];
+        } else if (strcmp(argv[i], "--otf2") == 0) {
+            if (i + 1 == argc)
+                return bad_usage(argv[i], " needs a value");
+            otf2 = argv[++i];
+#ifndef SCALEGUARD_OTF2
+            return bad_usage("--otf2: this scaleguard-trace was built without libotf2 "
+                             "(Debian: libotf2-trace-dev)", "");
+#endif
         } else if (strcmp(argv[i], "--json") == 0)
             with_json = 1;
         else if (strcmp(argv[i], "--strict") == 0)
@@ -159,6 +169,16 @@ int main(int argc, char **argv)
         trace_free(&t);
         return 1;
     }
+#ifdef SCALEGUARD_OTF2
+    /* first: an archive refused (ARCHIVE exists) leaves no other output */
+    if (otf2 != NULL && write_otf2(&t, otf2) != 0) {
+        trace_free(&t);
+        return 1;
+    }
+    if (otf2 != NULL)
+        printf("scaleguard-trace: OTF2 archive %s: %d locations, %zu calls\n", otf2, t.procs,
+               t.call_count);
+#endif
     struct graph *g = graph_build(&t);
     int failed = g == NULL ||
                  output(prefix, ".md", path, sizeof path, summary, &t, g, NULL) != 0 ||

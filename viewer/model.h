@@ -15,6 +15,11 @@ struct call {
     char routine[40];
     uint64_t comm;
     double start, duration;
+    /* exactly, for the OTF2 archive: start (ns since the epoch) and duration
+     * (ns); a nonblocking call's completion (`completed` below) in ns, a
+     * receive's bytes from its status, whether cancelled */
+    int64_t start_ns, duration_ns, completed_ns, completed_bytes;
+    int cancelled;
     int64_t number, root, peer, tag, source, source_tag, count, bytes, sent, received, subs,
         request;
     char signature[17], did[16], why[32];
@@ -34,9 +39,9 @@ struct sub {
 };
 
 struct comm {
-    uint64_t id;
+    uint64_t id, parent; /* parent 0: none given */
     int size;
-    char members[64]; /* as written ("0-3,8"), cut to fit */
+    char members[1024]; /* as written ("0-3,8"; "-": too many to list) */
 };
 
 struct rank_file {
@@ -81,6 +86,10 @@ int write_dot(const struct trace *trace, const struct graph *graph, FILE *out);
 int write_page(const struct trace *trace, const struct graph *graph, const char *dot_path,
                FILE *out);
 int write_json(const struct trace *trace, const struct graph *graph, FILE *out);
+
+/* The OTF2 archive (otf2.c, where the build found libotf2): the directory
+ * `dir`, made new. Returns 0 or -1 (told; nothing left behind). */
+int write_otf2(const struct trace *trace, const char *dir);
 
 /* The edges as a JSON array: id, ranks, communicator, routine, and the
  * indices (in trace->calls) of the calls each stands for. */

@@ -56,6 +56,29 @@ static int whole_number(const char *text, double *value)
     return end == text || *end != '\0' ? -1 : 0;
 }
 
+/* A time as the text form writes it (seconds, up to 9 decimals), exactly:
+ * in nanoseconds. */
+static int whole_ns(const char *text, int64_t *ns)
+{
+    const char *point = strchr(text, '.');
+    size_t decimals = point ? strlen(point + 1) : 0;
+    int64_t seconds, fraction = 0;
+    char whole[24];
+    size_t digits = point ? (size_t)(point - text) : strlen(text);
+    if (digits == 0 || digits >= sizeof whole || decimals > 9 ||
+        strspn(text, "0123456789") != digits ||
+        (point && strspn(point + 1, "0123456789") != decimals))
+        return -1;
+    memcpy(whole, text, digits);
+    whole[digits] = '\0';
+    if (whole_integer(whole, &seconds) != 0 || seconds > INT64_MAX / 1000000000 - 1)
+        return -1;
+    for (size_t i = 0; i < 9; i++)
+        fraction = 10 * fraction + (i < decimals ? point[1 + i] - '0' : 0);
+    *ns = seconds * 1000000000 + fraction;
+    return 0;
+}
+
 static int hex_id(const char *text, uint64_t *value)
 {
     char *end;
@@ -93,9 +116,9 @@ static int call_field(struct call *c, char *field, const char **why)
         }
     *why = "a field whose value is not a number";
     if (strcmp(field, "t") == 0)
-        return whole_number(value, &c->start);
+        return whole_number(value, &c->start) || whole_ns(value, &c->start_ns);
     if (strcmp(field, "d") == 0)
-        return whole_number(value, &c->duration);
+        return whole_number(value, &c->duration) || whole_ns(value, &c->duration_ns);
     *why = "a comm= or sig= that is not 16 hex digits";
     uint64_t hash;
     if (strcmp(field, "comm") == 0)
@@ -174,18 +197,18 @@ static int read_sub(struct trace *t, int rank, char *rest, const char **why)
     return 0;
 }
 
-/* `done Q I t=T [source=W] [tag=G] ...`: the completion of this rank's call
- * I, read since its call (written before the done line). */
+/* `done Q I t=T [source=W] [tag=G] [bytes=B] [cancelled=1]`: the completion
+ * of this rank's call I, read since its call (written before the done line). */
 static int read_done(struct trace *t, int rank, char *rest, const char **why)
 {
-    *why = "expected 'done REQUEST INDEX t=T [source=W] [tag=G] ...'";
-    int64_t request, index;
+    *why = "expected 'done REQUEST INDEX t=T [source=W] [tag=G] [bytes=B] [cancelled=1]'";
+    int64_t request, index, completed_ns;
     char *request_word = strtok(rest, " "), *index_word = strtok(NULL, " ");
     char *time = strtok(NULL, " ");
     double completed;
     if (time == NULL || whole_integer(request_word, &request) ||
         whole_integer(index_word, &index) || strncmp(time, "t=", 2) ||
-        whole_number(time + 2, &completed))
+        whole_number(time + 2, &completed) || whole_ns(time + 2, &completed_ns))
         return -1;
     struct call *c = NULL;
     for (size_t i = t->call_count; i-- > 0 && t->calls[i].rank == rank;)
@@ -196,26 +219,35 @@ static int read_done(struct trace *t, int rank, char *rest, const char **why)
     if (c == NULL)
         return 0; /* its call was not recorded (a lost record) */
     c->completed = completed;
+    c->completed_ns = completed_ns;
     for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " ")) {
-        int64_t *value = strncmp(field, "source=", 7) == 0 ? &c->completed_source
-                         : strncmp(field, "tag=", 4) == 0  ? &c->completed_tag
-                                                           : NULL;
+        int64_t cancelled = 0;
+        int64_t *value = strncmp(field, "source=", 7) == 0      ? &c->completed_source
+                         : strncmp(field, "tag=", 4) == 0       ? &c->completed_tag
+                         : strncmp(field, "bytes=", 6) == 0     ? &c->completed_bytes
+                         : strncmp(field, "cancelled=", 10) == 0 ? &cancelled
+                                                                 : NULL;
         if (value != NULL && whole_integer(strchr(field, '=') + 1, value) != 0)
             return -1;
+        c->cancelled |= cancelled != 0;
     }
     return 0;
 }
 
 static int read_comm(struct trace *t, char *rest, const char **why)
 {
-    *why = "expected 'comm ID size N members RANGES'";
+    *why = "expected 'comm ID size N members RANGES [parent=ID]'";
     char *id = strtok(rest, " "), *size_word = strtok(NULL, " "), *size = strtok(NULL, " ");
     char *members_word = strtok(NULL, " "), *members = strtok(NULL, " ");
-    uint64_t value;
+    uint64_t value, parent = 0;
     int64_t n;
     if (members == NULL || hex_id(id, &value) || strcmp(size_word, "size") ||
-        whole_integer(size, &n) || n < 0 || n > INT_MAX || strcmp(members_word, "members"))
+        whole_integer(size, &n) || n < 0 || n > INT_MAX || strcmp(members_word, "members") ||
+        strlen(members) >= sizeof t->comms->members)
         return -1;
+    for (char *field = strtok(NULL, " "); field != NULL; field = strtok(NULL, " "))
+        if (strncmp(field, "parent=", 7) == 0 && hex_id(field + 7, &parent) != 0)
+            return -1;
     for (size_t i = 0; i < t->comm_count; i++)
         if (t->comms[i].id == value)
             return 0; /* every member describes it */
@@ -223,6 +255,7 @@ static int read_comm(struct trace *t, char *rest, const char **why)
         return -1;
     struct comm *c = &t->comms[t->comm_count++];
     c->id = value;
+    c->parent = parent;
     c->size = (int)n;
     snprintf(c->members, sizeof c->members, "%s", members);
     return 0;
