@@ -488,7 +488,8 @@ run_job() {
     ((iters > 1)) && bench_args+=(-i "$iters")
     bench_args+=("${bench_extra[@]}")
     local memory
-    memory=$(job_memory "${counts[-1]}" "$sparse")
+    job_memory "${counts[-1]}" "$sparse"
+    memory=$memory_out
     local started=$EPOCHSECONDS retried='' driver=''
     [[ -z $slot_free_since ]] || driver=$(seconds_since "$slot_free_since")
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
@@ -620,16 +621,26 @@ larger_limit() {
 
 # ---- memory ------------------------------------------------------------------
 
-# buffer_bytes P S N [SPARSE]: the bench's buffer bytes for one job of
-# `routine` (all ranks), as it allocates them; with SPARSE 1 those it touches.
+# The functions here answer in a variable (buffers_out, predicted_out,
+# memory_out), not on standard output: no subshell, so what they learn stays.
+
+# buffer_bytes P S N [SPARSE]: buffers_out, the bench's buffer bytes for one
+# job of `routine` (all ranks), as it allocates them; with SPARSE 1 those it
+# touches. Each answer is kept (buffer_bytes_known): between two jobs the
+# driver asks the same several times, and each ask is an exec of the bench.
+declare -A buffer_bytes_known=()
 buffer_bytes() {
   local procs=$1 size=$2 n=$3 sparse=${4:-0} line
-  local args=(--predict-memory -c "$routine" -n "$n" -s "$size" --procs "$procs")
-  ((inplace)) && args+=(--inplace)
-  ((sparse)) && args+=(--sparse)
-  line=$("$bench" "${args[@]}")
-  line=${line#*bytes_total=}
-  echo "${line%% *}"
+  local key="$routine $inplace $procs $size $n $sparse"
+  if [[ -z ${buffer_bytes_known[$key]:-} ]]; then
+    local args=(--predict-memory -c "$routine" -n "$n" -s "$size" --procs "$procs")
+    ((inplace)) && args+=(--inplace)
+    ((sparse)) && args+=(--sparse)
+    line=$("$bench" "${args[@]}")
+    line=${line#*bytes_total=}
+    buffer_bytes_known[$key]=${line%% *}
+  fi
+  buffers_out=${buffer_bytes_known[$key]}
 }
 
 # The prediction from the buffers alone: what the bench touches plus the MPI
@@ -637,14 +648,16 @@ buffer_bytes() {
 # 4.1.4's Reduce_scatter makes every page of the send buffer resident and
 # holds 1.5 times the vector of its own: a peak per rank of 2 to 2.25 times
 # the dense buffers).
+# (static_bytes P S N [SPARSE]: predicted_out.)
 static_bytes() {
-  local procs=$1 size=$2 n=$3 sparse=${4:-0} bytes
+  local procs=$1 size=$2 n=$3 sparse=${4:-0}
   if [[ ${routine,,} == *reduce* ]]; then
-    bytes=$(($(buffer_bytes "$procs" "$size" "$n") * 9 / 4))
+    buffer_bytes "$procs" "$size" "$n"
+    buffers_out=$((buffers_out * 9 / 4))
   else
-    bytes=$(buffer_bytes "$procs" "$size" "$n" "$sparse")
+    buffer_bytes "$procs" "$size" "$n" "$sparse"
   fi
-  echo $((bytes + procs * RUNTIME_BYTES_PER_RANK))
+  predicted_out=$((buffers_out + procs * RUNTIME_BYTES_PER_RANK))
 }
 
 # learn_memory COUNT:BYTES,... : from a dense job at (p, s, inplace), the
@@ -654,7 +667,8 @@ static_bytes() {
 learn_memory() {
   local last=${1##*,} n bytes buffers ratio
   n=${last%%:*} bytes=${last#*:}
-  buffers=$(buffer_bytes "$p" "$s" "$n")
+  buffer_bytes "$p" "$s" "$n"
+  buffers=$buffers_out
   ((buffers >= MEASURED_FROM_BYTES)) || return 0
   ratio=$(awk -v m="$bytes" -v b="$buffers" -v r=$((p * RUNTIME_BYTES_PER_RANK)) \
     'BEGIN { printf "%.4f", m / (b + r) }')
@@ -665,40 +679,41 @@ learn_memory() {
   fi
 }
 
-# predicted_bytes P S N [SPARSE]: the memory one job needs. Once a dense job
-# of this form and P with at least MEASURED_FROM_BYTES of buffers has run,
-# its measured ratio (learn_memory) times the dense buffers plus runtime,
-# with a margin of 1/8: the ratio comes from a size at most half as large,
-# where the runtime's fixed part weighs more, and the MPI's temporaries grow
-# with the message; the margin covers the allocator's rounding and the
-# difference between runs. Before that, and for sparse data (whose untouched
+# predicted_bytes P S N [SPARSE]: predicted_out, the memory one job needs.
+# Once a dense job of this form and P with at least MEASURED_FROM_BYTES of
+# buffers has run, its measured ratio (learn_memory) times the dense buffers
+# plus runtime, with a margin of 1/8: the ratio comes from a size at most
+# half as large, where the runtime's fixed part weighs more, and the MPI's
+# temporaries grow with the message; the margin covers the allocator's
+# rounding and the difference between runs. Before that, and for sparse data (whose untouched
 # pages the ratio of a dense job does not describe), static_bytes. A job must
 # not run out of memory and have that taken for the MPI's bug.
 predicted_bytes() {
   local procs=$1 size=$2 n=$3 sparse=${4:-0}
   local ratio=${memory_ratio[$inplace.$nodes:$procs]:-}
   if [[ -n $ratio ]] && ((sparse == 0)); then
-    local dense=$(($(buffer_bytes "$procs" "$size" "$n") + procs * RUNTIME_BYTES_PER_RANK))
-    awk -v d="$dense" -v r="$ratio" 'BEGIN { printf "%.0f", d * (r > 1 ? r : 1) * 9 / 8 }'
+    buffer_bytes "$procs" "$size" "$n"
+    predicted_out=$(awk -v d=$((buffers_out + procs * RUNTIME_BYTES_PER_RANK)) -v r="$ratio" \
+      'BEGIN { printf "%.0f", d * (r > 1 ? r : 1) * 9 / 8 }')
   else
     static_bytes "$@"
   fi
 }
 
-fits() { (($(predicted_bytes "$@") <= memory_limit)); }
+fits() {
+  predicted_bytes "$@"
+  ((predicted_out <= memory_limit))
+}
 
-# job_memory N SPARSE: the memory a job of `routine` at (p, s, inplace) whose
-# largest size is N asks for. One job at a time: --memory-limit, as it always
+# job_memory N SPARSE: memory_out, the memory a job of `routine` at (p, s,
+# inplace) whose largest size is N asks for. One job at a time: --memory-limit, as it always
 # did. In a campaign its prediction (at most the limit), so that Slurm packs
 # the jobs on the nodes by what each will use.
 job_memory() {
-  local predicted
-  if ((max_jobs == 1)); then
-    echo "$memory_limit"
-    return 0
-  fi
-  predicted=$(predicted_bytes "$p" "$s" "$1" "$2")
-  echo $((predicted < memory_limit ? predicted : memory_limit))
+  memory_out=$memory_limit
+  ((max_jobs == 1)) && return 0
+  predicted_bytes "$p" "$s" "$1" "$2"
+  ((predicted_out >= memory_limit)) || memory_out=$predicted_out
 }
 
 # The layer's n (protect/collective.c, sg_call_shape) is the bench's count
@@ -891,8 +906,8 @@ search() {
     group=("$n")
     while ((n < cap)); do
       n=$((2 * n > cap ? cap : 2 * n))
-      if ((alone)) || (($(buffer_bytes "$p" "$s" "$n") > SMALL_JOB_BYTES)) ||
-        ! fits "$p" "$s" "$n"; then
+      buffer_bytes "$p" "$s" "$n"
+      if ((alone || buffers_out > SMALL_JOB_BYTES)) || ! fits "$p" "$s" "$n"; then
         break
       fi
       group+=("$n")
