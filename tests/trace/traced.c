@@ -54,12 +54,16 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 
     /* A message that waits at rank 1, unexpected, through a barrier: what
-     * an MPI's queue-length performance variables show (Open MPI's ob1). */
+     * an MPI's queue-length performance variables show (Open MPI's ob1).
+     * The trace reads them at most once a millisecond: rank 1 waits 2 ms
+     * before the barrier, so that they are read at its end. */
     int early[4] = {rank, 0, 0, 0};
     if (rank == 0 && procs > 1) {
         check(MPI_Send(early, 4, MPI_INT, 1, 999, MPI_COMM_WORLD), "MPI_Send");
         tally[SEND]++;
     }
+    if (rank == 1)
+        nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     tally[BARRIER]++;
     if (rank == 1) {
