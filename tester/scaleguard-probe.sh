@@ -681,7 +681,7 @@ job_memory() {
   echo $((predicted < memory_limit ? predicted : memory_limit))
 }
 
-# The layer's n (protect/collective.c, sg_call_shape) is the bench's count
+# The layer's n (call/collective.c, sg_call_shape) is the bench's count
 # times this: where the routine reduces a packed vector (Reduce_scatter(_block))
 # the layer's n is the whole vector, P times the bench's -n (each rank's block).
 layer_scale() {
