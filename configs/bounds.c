@@ -252,9 +252,10 @@ static void validate_avoid(struct loader *ld, const char *label)
                 fail(ld, seen[k], "section %s: %s needs avoid_with", label, entry_keys[k]);
         return;
     }
-    if (e->cls == SG_CLASS_D)
-        fail(ld, seen[KEY_AVOID_WITH], "section %s: class D takes no avoid_with (W4 needs a bound)",
-             label);
+    if (!sg_classes[e->cls].bounded)
+        fail(ld, seen[KEY_AVOID_WITH],
+             "section %s: class %s takes no avoid_with (W4 needs a bound)", label,
+             sg_class_name(e->cls));
     else if (!seen[KEY_AVOID_CHECKED])
         fail(ld, e->line, "section %s: avoid_with needs avoid_checked (the largest n checked "
                           "with it)", label);
@@ -286,23 +287,23 @@ static void validate_entry(struct loader *ld)
         fail(ld, seen[KEY_NODES],
              "nodes %" PRIu64 " exceeds procs %" PRIu64 " (each node held one rank or more)",
              e->nodes, e->procs);
-    switch (e->cls) {
-    case SG_CLASS_D:
+    /* What an entry needs follows from its class's row (detectors.h). */
+    const struct sg_class_info *cls = &sg_classes[e->cls];
+    if (cls->from_displs) { /* D: the call's own arrays tell, with no bound */
         if (!sg_routines[e->routine].irregular)
-            fail(ld, seen[KEY_CLASS], "class D applies only to the v-routines, not to %s",
-                 sg_routines[e->routine].name);
+            fail(ld, seen[KEY_CLASS], "class %s applies only to the v-routines, not to %s",
+                 cls->name, sg_routines[e->routine].name);
         if (seen[KEY_TRIGGER])
-            warn(ld, seen[KEY_TRIGGER], "class D takes no trigger (ignored)");
+            warn(ld, seen[KEY_TRIGGER], "class %s takes no trigger (ignored)", cls->name);
         if (seen[KEY_BOUND])
-            warn(ld, seen[KEY_BOUND], "class D takes no bound (ignored)");
+            warn(ld, seen[KEY_BOUND], "class %s takes no bound (ignored)", cls->name);
         e->trigger = SG_TRIGGER_SNP;
         e->bound = 0;
-        break;
-    case SG_CLASS_G:
+    } else if (cls->scales) { /* G: a bound in any trigger's form, at every s and P */
         if (!seen[KEY_TRIGGER])
-            fail(ld, e->line, "section %s: class G needs a trigger", label);
+            fail(ld, e->line, "section %s: class %s needs a trigger", label, cls->name);
         if (!seen[KEY_BOUND])
-            fail(ld, e->line, "section %s: class G needs a bound", label);
+            fail(ld, e->line, "section %s: class %s needs a bound", label, cls->name);
         if (seen[KEY_TRIGGER] && seen[KEY_BOUND] && seen[KEY_SAFE_COUNT] && seen[KEY_TYPE_SIZE] &&
             seen[KEY_PROCS]) {
             uint64_t value = sg_trigger_value(e->trigger, e->type_size, e->safe_count, e->procs);
@@ -312,23 +313,22 @@ static void validate_entry(struct loader *ld)
                      " > %" PRIu64 ")",
                      e->safe_count, sg_trigger_name(e->trigger), value, e->bound);
         }
-        break;
-    case SG_CLASS_X:
+    } else { /* X: a bound in n, measured at one s and P */
         if (seen[KEY_TRIGGER] && e->trigger != SG_TRIGGER_N)
-            fail(ld, seen[KEY_TRIGGER], "class X takes only trigger = n");
+            fail(ld, seen[KEY_TRIGGER], "class %s takes only trigger = n", cls->name);
         e->trigger = SG_TRIGGER_N;
         if (!seen[KEY_BOUND])
-            fail(ld, e->line, "section %s: class X needs a bound", label);
+            fail(ld, e->line, "section %s: class %s needs a bound", label, cls->name);
         if (!seen[KEY_TYPE_SIZE])
-            fail(ld, e->line, "section %s: class X needs type_size (the s it was measured at)",
-                 label);
+            fail(ld, e->line, "section %s: class %s needs type_size (the s it was measured at)",
+                 label, cls->name);
         if (!seen[KEY_PROCS])
-            fail(ld, e->line, "section %s: class X needs procs (the P it was measured at)", label);
+            fail(ld, e->line, "section %s: class %s needs procs (the P it was measured at)", label,
+                 cls->name);
         if (seen[KEY_BOUND] && seen[KEY_SAFE_COUNT] && e->safe_count > e->bound)
             fail(ld, seen[KEY_SAFE_COUNT],
                  "safe_count %" PRIu64 " already exceeds the bound (n = %" PRIu64 " > %" PRIu64 ")",
                  e->safe_count, e->safe_count, e->bound);
-        break;
     }
     validate_avoid(ld, label);
 }

@@ -265,28 +265,28 @@ static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const
     *v = (struct verdict){.cls = -1, .max_count = UINT64_MAX, .w2_valid_trigger = 1};
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
+        const struct sg_class_info *cls = &sg_classes[e->cls];
         uint64_t allowed;
         int exact = 1;
-        if (e->cls == SG_CLASS_G)
+        if (!cls->bounded)
+            continue;
+        if (cls->scales)
             allowed = sg_trigger_max_count(e->trigger, sh->s, sh->procs, e->bound);
-        else if (e->cls == SG_CLASS_X)
+        else
             allowed = sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s, sh->procs,
                                            &exact);
-        else
-            continue;
         if (allowed < v->max_count)
             v->max_count = allowed;
         if (sh->n > allowed && v->cls < 0) {
             v->cls = e->cls;
             v->entry = e;
-            v->w2_valid_trigger =
-                e->cls == SG_CLASS_G && !sg_trigger_depends_on_type_size(e->trigger);
+            v->w2_valid_trigger = cls->scales && !sg_trigger_depends_on_type_size(e->trigger);
             if (!exact)
                 sg_log(SG_LOG_WARN, &x_off_point_once,
-                       "%s: Class X bound measured at s=%" PRIu64 " P=%" PRIu64
+                       "%s: Class %s bound measured at s=%" PRIu64 " P=%" PRIu64
                        " applied at s=%" PRIu64 " P=%" PRIu64 " as %" PRIu64
                        " (the most restrictive form)",
-                       routine, e->type_size, e->procs, sh->s, sh->procs, allowed);
+                       routine, cls->name, e->type_size, e->procs, sh->s, sh->procs, allowed);
         }
     }
 }
@@ -298,11 +298,11 @@ static int meets_a_bound(const struct sg_rules *rules, const struct sg_shape *sh
 {
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
-        if (e->cls == SG_CLASS_G ? sg_trigger_exceeds(e->trigger, sh->s, sh->n, sh->procs, e->bound)
-            : e->cls == SG_CLASS_X
-                ? sh->n > sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s, sh->procs,
-                                               NULL)
-                : 0)
+        const struct sg_class_info *cls = &sg_classes[e->cls];
+        if (cls->bounded &&
+            (cls->scales ? sg_trigger_exceeds(e->trigger, sh->s, sh->n, sh->procs, e->bound)
+                         : sh->n > sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s,
+                                                        sh->procs, NULL)))
             return 1;
     }
     return 0;
@@ -346,24 +346,32 @@ static enum sg_workaround preferred(const struct sg_rules *rules, const struct v
 {
     if (v->entry)
         return v->entry->workaround;
-    for (size_t i = 0; i < rules->count; i++) /* a D entry may name the workaround for D */
-        if (rules->entries[i]->cls == SG_CLASS_D)
+    /* a D entry may name the workaround for D */
+    for (size_t i = 0; i < rules->count; i++)
+        if (sg_classes[rules->entries[i]->cls].from_displs)
             return rules->entries[i]->workaround;
     return SG_WORKAROUND_AUTO;
 }
 
-/* W1-A's group size: the most processes any Class G entry lets one sub-call
- * have at this n and s (P when none limits it); 0 under Class X, whose
- * bound holds at the measured P only. */
+/* Whether the verdict's class has a bound that holds at the measured P only
+ * (Class X): no group size follows from it. */
+static int bound_at_measured_only(const struct verdict *v)
+{
+    return v->cls >= 0 && sg_classes[v->cls].bounded && !sg_classes[v->cls].scales;
+}
+
+/* W1-A's group size: the most processes any entry whose bound scales
+ * (Class G) lets one sub-call have at this n and s (P when none limits
+ * it); 0 under a bound that holds at the measured P only (Class X). */
 static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
                        const struct sg_shape *sh)
 {
-    if (v->cls == SG_CLASS_X)
+    if (bound_at_measured_only(v))
         return 0;
     uint64_t members = sh->procs;
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
-        if (e->cls != SG_CLASS_G)
+        if (!sg_classes[e->cls].scales)
             continue;
         uint64_t m = sg_trigger_max_procs(e->trigger, sh->s, sh->n, e->bound);
         if (m < members)
@@ -587,7 +595,7 @@ static void say_unavailable(const struct choice *ch, enum sg_workaround name, co
  * crashes like MPI_Scatter). */
 static int w3_allowed(const struct choice *ch)
 {
-    return ch->v->cls == SG_CLASS_D && !ch->rules->bounded;
+    return ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs && !ch->rules->bounded;
 }
 
 static int w3_applies(const struct choice *ch)
@@ -757,7 +765,8 @@ static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c, const s
 static int w1a_may_group(const struct choice *ch)
 {
     return ch->agreed && ch->members >= 2 &&
-           (ch->members < (int)ch->sh->procs || ch->v->cls == SG_CLASS_D);
+           (ch->members < (int)ch->sh->procs ||
+            (ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs));
 }
 
 /* The runner of a plan: an I-form's starts its sub-calls, except for a
@@ -810,7 +819,7 @@ static void w1a_unavailable(const struct choice *ch)
     const char *why = "the bound does not depend on P";
     if (w1a_groups_fit(ch, &why) && !w1a_made(ch))
         why = W1A_UNMADE;
-    if (ch->members < 2 && ch->v->cls != SG_CLASS_X)
+    if (ch->members < 2 && !bound_at_measured_only(ch->v))
         why = "no group of 2 is under the bound";
     else if (!ch->agreed)
         why = "the routine has no entry of its own";

@@ -213,7 +213,7 @@ int sg_w4_applies(const struct sg_bound_entry *e, const struct sg_shape *sh)
 {
     if (e == NULL || avoid_of(e) == NULL || sh->procs != e->procs)
         return 0;
-    if (e->cls == SG_CLASS_X)
+    if (!sg_classes[e->cls].scales) /* checked at the measured s and P only */
         return sh->s == e->type_size && sh->n <= e->avoid_checked;
     return sg_trigger_value(e->trigger, sh->s, sh->n, sh->procs) <=
            sg_trigger_value(e->trigger, e->type_size, e->avoid_checked, e->procs);
