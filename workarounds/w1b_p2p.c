@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The widest span one round's blocks may have from one base (as the
- * displacement windows of engine.c): every displacement >= INT_MIN and
+ * displacement windows of w1b.c): every displacement >= INT_MIN and
  * every block end <= INT_MAX. */
 #define SPAN_MAX ((int64_t)INT_MAX - (int64_t)INT_MIN)
 
