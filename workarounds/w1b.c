@@ -6,8 +6,10 @@
 #include "scratch.h"
 #include "sides.h"
 #include "tuning.h"
+#include "workaround.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -595,3 +597,61 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     int kept = sg_keep(runner, release_round, r);
     return err != MPI_SUCCESS ? err : kept;
 }
+
+/* ---- W1-B's row (workaround.h) -------------------------------------------- */
+
+/* Where the chunk cuts this layout and the ranks agree (or it is one
+ * window, one round), and splitting cannot change a reduction's bits. */
+static int w1b_applies(const struct sg_choice *ch)
+{
+    int local = ch->fit->win.count == 1 && ch->fit->rounds == 1;
+    return ch->fit->cuts && (ch->agreed || local) && ch->exact;
+}
+
+static enum sg_unavailable w1b_unavailable(const struct sg_choice *ch, char *why, size_t size)
+{
+    const struct sg_w1b_fit *fit = ch->fit;
+    if (!ch->exact)
+        snprintf(why, size, "splitting this reduction could change its result, as %s",
+                 sg_split_risk(ch->c));
+    else if (fit->too_many)
+        snprintf(why, size, "it would cut the call into more than %d sub-calls",
+                 SG_W1B_MAX_SUBCALLS);
+    else if (fit->chunk <= 0)
+        snprintf(why, size, "the bound leaves no element of the call for a sub-call");
+    else if (!fit->cuts)
+        snprintf(why, size, "its displacement windows could not be planned");
+    else
+        snprintf(why, size,
+                 "the ranks would have to agree on its rounds and windows, which needs a "
+                 "message sent only for a routine with a bound (class G or X)");
+    return SG_UNAVAILABLE_CANNOT_APPLY;
+}
+
+static struct sg_plan w1b_plan(const struct sg_choice *ch)
+{
+    return (struct sg_plan){SG_PLAN_W1B, ch->fit->chunk, ch->fit->rounds, ch->fit->win.count, 0, 0};
+}
+
+static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_run_with *r)
+{
+    return sg_w1b(runner, c, r->d, (uint64_t)r->plan->chunk, (uint64_t)r->plan->rounds,
+                  r->windows);
+}
+
+static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
+{
+    (void)c;
+    const struct sg_windows *w = r->windows;
+    if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
+        snprintf(how, size, "W1-B with displacements rebased");
+    else if (w->of == NULL)
+        snprintf(how, size, "W1-B");
+    else
+        snprintf(how, size, "W1-B over %d displacement window%s", w->count,
+                 w->count == 1 ? "" : "s");
+}
+
+const struct sg_workaround_op sg_w1b_op = {
+    .name = SG_WORKAROUND_W1B, .kind = SG_PLAN_W1B, .applies = w1b_applies, .plan = w1b_plan,
+    .unavailable = w1b_unavailable, .run = run_w1b, .how = how_w1b};

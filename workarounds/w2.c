@@ -1,9 +1,11 @@
 /* W2 over the side description of workarounds.h: big datatypes. */
 #include "workarounds.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sides.h"
+#include "workaround.h"
 
 /* The factor W2 divides a V side by: the gcd of its non-zero counts and
  * their displacements. 0 when the side has no data at all. */
@@ -176,3 +178,61 @@ int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
         kept = sg_keep(runner, free, recv.counts);
     return err != MPI_SUCCESS ? err : kept;
 }
+
+/* ---- W2's row (workaround.h) ---------------------------------------------- */
+
+/* Not for a reduction (an op on a k-element type is not defined), nor
+ * where the trigger depends on s. Where W1-B counts in basic elements
+ * (by_basic: the ranks' datatypes may differ), whether W2 is chosen must
+ * not depend on this rank's datatype, or some ranks would cut in rounds
+ * while others make one call: it is judged in basic elements, and a rank
+ * whose one element holds more basic elements than the bound allows makes
+ * the call as it is (run_w2: sg_w2 refuses), which is one call too. */
+static int w2_fits(const struct sg_choice *ch, const char **why)
+{
+    if (!ch->v->w2_valid_trigger) {
+        *why = "the bound's trigger depends on s, which W2 changes";
+        return 0;
+    }
+    return sg_w2_applies(ch->c, ch->d, sg_in_units(ch->v->max_count, ch->d, ch->sh), why);
+}
+
+static int w2_applies(const struct sg_choice *ch)
+{
+    const char *why;
+    return w2_fits(ch, &why);
+}
+
+static enum sg_unavailable w2_unavailable(const struct sg_choice *ch, char *why, size_t size)
+{
+    const char *words = "";
+    w2_fits(ch, &words);
+    snprintf(why, size, "%s", words);
+    return SG_UNAVAILABLE_CANNOT_APPLY;
+}
+
+static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_run_with *r)
+{
+    return sg_w2(runner, c, r->d, sg_in_own_elements(r->v->max_count, r->sh));
+}
+
+static void refused_w2(char *words, size_t size, const struct sg_call *c,
+                       const struct sg_run_with *r)
+{
+    (void)c;
+    (void)r;
+    snprintf(words, size,
+             "cannot cut this rank's layout (one element of its datatype is over the bound)");
+}
+
+static void how_w2(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
+{
+    (void)c;
+    (void)r;
+    snprintf(how, size, "W2");
+}
+
+const struct sg_workaround_op sg_w2_op = {
+    .name = SG_WORKAROUND_W2, .kind = SG_PLAN_W2, .local = 1, .applies = w2_applies,
+    .plan = sg_one_call_plan, .unavailable = w2_unavailable, .run = run_w2,
+    .refused = refused_w2, .how = how_w2};
