@@ -214,7 +214,8 @@ static void validate_avoid(struct loader *ld, const char *label)
             fail(ld, seen[KEY_WORKAROUND], "section %s: workaround W4 needs avoid_with", label);
         for (int k = KEY_AVOID_CHECKED; k <= KEY_WORKAROUND_SECONDS; k++)
             if (seen[k])
-                fail(ld, seen[k], "section %s: %s needs avoid_with", label, sg_bounds_entry_keys[k]);
+                fail(ld, seen[k], "section %s: %s needs avoid_with", label,
+                     sg_bounds_entry_keys[k]);
         return;
     }
     if (!sg_classes[e->cls].bounded)

@@ -51,12 +51,13 @@ probe() {
   ln -s "$stage/bin/scaleguard-ini" "$tree/bin/scaleguard-ini"
   ln -s "$lacking" "$tree/bin/scaleguard-bench"
   ln -s "$stage/libexec" "$tree/libexec"
-  "$tree/bin/scaleguard-probe" --collective "$routine" --procs 2 --type-size 1 --output "$name.ini" \
-    --state "$name.state" >"$name.out" 2>"$name.err" || code=$?
+  "$tree/bin/scaleguard-probe" --collective "$routine" --procs 2 --type-size 1 \
+    --output "$name.ini" --state "$name.state" >"$name.out" 2>"$name.err" || code=$?
   echo "$name: exit $code: $(head -1 "$name.err")"
   ((code == 2)) || fail "$name: the probe exited $code, not 2 (its usage error)"
-  grep -q "^scaleguard-probe: the benchmark cannot probe $routine: .*$routine: the benchmark has no case" \
-    "$name.err" || fail "$name: the probe does not name $routine as the benchmark's gap"
+  local named="^scaleguard-probe: the benchmark cannot probe $routine: .*$routine: the benchmark"
+  grep -q "$named has no case" "$name.err" ||
+    fail "$name: the probe does not name $routine as the benchmark's gap"
   [[ ! -s $name.state/jobs.tsv ]] || fail "$name: a job was recorded"
   [[ ! -e $name.ini ]] || fail "$name: an INI was written"
 }
