@@ -10,7 +10,7 @@ set(SG_CHECK_BOUNDS_INI_SOURCE ${CMAKE_CURRENT_LIST_DIR}/..)
 
 function(sg_check_bounds_ini file)
   set(source ${SG_CHECK_BOUNDS_INI_SOURCE})
-  set(sources configs/scaleguard-ini.c configs/bounds.c configs/cvars.c
+  set(sources configs/scaleguard-ini.c configs/bounds.c configs/bounds_replace.c configs/cvars.c
               fingerprint/algorithms.c detectors/displs.c detectors/trigger.c
               detectors/classify.c detectors/routines.c files/safe_file.c)
   list(TRANSFORM sources PREPEND ${source}/)

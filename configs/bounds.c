@@ -1,5 +1,6 @@
-/* The bounds INI: loader (inih plus the schema checks of configs/example.ini)
- * and the section-wise writer. No global mutable state: everything lives in
+/* The bounds INI's loader: inih plus the schema checks of
+ * configs/example.ini (the section-wise writer is bounds_replace.c). No
+ * global mutable state: everything lives in
  * a struct loader on the caller's stack, so loads may run in any thread. */
 #include "bounds.h"
 
@@ -17,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "safe_file.h"
+#include "bounds_text.h"
 
 static const char *const failure_names[] = {
     [SG_FAILURE_UNKNOWN] = "unknown",     [SG_FAILURE_CRASH] = "crash",
@@ -46,46 +47,16 @@ const char *sg_workaround_name(enum sg_workaround workaround)
     return (size_t)workaround < WORKAROUND_COUNT ? workaround_names[workaround] : "unknown";
 }
 
-enum entry_key {
-    KEY_CLASS,
-    KEY_TRIGGER,
-    KEY_BOUND,
-    KEY_TYPE_SIZE,
-    KEY_PROCS,
-    KEY_SAFE_COUNT,
-    KEY_DELTA,
-    KEY_FAILURE,
-    KEY_WORKAROUND,
-    KEY_INPLACE,
-    KEY_SAFE_SECONDS,
-    KEY_FAIL_SECONDS,
-    KEY_AVOID_WITH,
-    KEY_AVOID_CHECKED,
-    KEY_AVOID_SECONDS,
-    KEY_WORKAROUND_SECONDS,
-    KEY_NODES,
-    KEY_COUNT
-};
-static const char *const entry_keys[KEY_COUNT] = {
+const char *const sg_bounds_entry_keys[KEY_COUNT] = {
     "class",      "trigger", "bound",      "type_size", "procs",        "safe_count",
     "delta",      "failure", "workaround", "inplace",   "safe_seconds", "fail_seconds",
     "avoid_with", "avoid_checked", "avoid_seconds", "workaround_seconds", "nodes",
 };
 
-enum platform_key {
-    PKEY_MPI_LIBRARY,
-    PKEY_HOSTNAME,
-    PKEY_MEASURED,
-    PKEY_LAUNCHER,
-    PKEY_CVARS_RULE,
-    PKEY_CVARS_DIGEST,
-    PKEY_COUNT
-};
-static const char *const platform_keys[PKEY_COUNT] = {
+const char *const sg_bounds_platform_keys[PKEY_COUNT] = {
     "mpi_library", "hostname", "measured", "launcher", "cvars_rule", "cvars_digest"};
-_Static_assert((int)PKEY_COUNT <= (int)KEY_COUNT, "key_line[] holds the platform keys too");
 
-static int name_index(const char *const *names, size_t count, const char *name)
+int sg_bounds_name_index(const char *const *names, size_t count, const char *name)
 {
     for (size_t i = 0; i < count; i++)
         if (strcmp(names[i], name) == 0)
@@ -94,8 +65,6 @@ static int name_index(const char *const *names, size_t count, const char *name)
 }
 
 /* ---- Lines as inih sees them --------------------------------------------- */
-
-enum line_kind { LINE_BLANK, LINE_HEADER, LINE_KEY, LINE_BAD_HEADER, LINE_BAD };
 
 /* inih's own scan: stop at one of `chars` or at a ';' after whitespace. */
 static const char *find_chars_or_comment(const char *s, const char *chars)
@@ -110,7 +79,7 @@ static const char *find_chars_or_comment(const char *s, const char *chars)
 
 /* `line` has its leading whitespace removed. A blank line is also a comment;
  * for a header, *name_length is the length of the name after the '['. */
-static enum line_kind line_kind(const char *line, size_t *name_length)
+enum line_kind sg_bounds_line_kind(const char *line, size_t *name_length)
 {
     if (*line == '\0' || *line == ';' || *line == '#')
         return LINE_BLANK;
@@ -125,7 +94,7 @@ static enum line_kind line_kind(const char *line, size_t *name_length)
     return *end ? LINE_KEY : LINE_BAD;
 }
 
-static int has_bom(const char *line)
+int sg_bounds_has_bom(const char *line)
 {
     return (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
            (unsigned char)line[2] == 0xBF;
@@ -146,10 +115,6 @@ struct header {
     int routine;
     unsigned ordinal, line;
 };
-
-/* No bounds INI comes near this (the shipped ones hold 20 KB): a larger
- * file is the wrong one, and every rank would read it at MPI_Init. */
-#define SG_BOUNDS_MAX_BYTES (16u << 20)
 
 struct loader {
     const char *name;
@@ -208,7 +173,7 @@ __attribute__((format(printf, 3, 4))) static void warn(struct loader *ld, unsign
     ld->warn(ld->warn_context, message);
 }
 
-static void describe_errno(int error, char *buffer, size_t size)
+void sg_bounds_describe_errno(int error, char *buffer, size_t size)
 {
     if (strerror_r(error, buffer, size) != 0)
         snprintf(buffer, size, "error %d", error);
@@ -249,12 +214,14 @@ static void validate_avoid(struct loader *ld, const char *label)
             fail(ld, seen[KEY_WORKAROUND], "section %s: workaround W4 needs avoid_with", label);
         for (int k = KEY_AVOID_CHECKED; k <= KEY_WORKAROUND_SECONDS; k++)
             if (seen[k])
-                fail(ld, seen[k], "section %s: %s needs avoid_with", label, entry_keys[k]);
+                fail(ld, seen[k], "section %s: %s needs avoid_with", label,
+                     sg_bounds_entry_keys[k]);
         return;
     }
-    if (e->cls == SG_CLASS_D)
-        fail(ld, seen[KEY_AVOID_WITH], "section %s: class D takes no avoid_with (W4 needs a bound)",
-             label);
+    if (!sg_classes[e->cls].bounded)
+        fail(ld, seen[KEY_AVOID_WITH],
+             "section %s: class %s takes no avoid_with (W4 needs a bound)", label,
+             sg_class_name(e->cls));
     else if (!seen[KEY_AVOID_CHECKED])
         fail(ld, e->line, "section %s: avoid_with needs avoid_checked (the largest n checked "
                           "with it)", label);
@@ -286,23 +253,23 @@ static void validate_entry(struct loader *ld)
         fail(ld, seen[KEY_NODES],
              "nodes %" PRIu64 " exceeds procs %" PRIu64 " (each node held one rank or more)",
              e->nodes, e->procs);
-    switch (e->cls) {
-    case SG_CLASS_D:
+    /* What an entry needs follows from its class's row (detectors.h). */
+    const struct sg_class_info *cls = &sg_classes[e->cls];
+    if (cls->from_displs) { /* D: the call's own arrays tell, with no bound */
         if (!sg_routines[e->routine].irregular)
-            fail(ld, seen[KEY_CLASS], "class D applies only to the v-routines, not to %s",
-                 sg_routines[e->routine].name);
+            fail(ld, seen[KEY_CLASS], "class %s applies only to the v-routines, not to %s",
+                 cls->name, sg_routines[e->routine].name);
         if (seen[KEY_TRIGGER])
-            warn(ld, seen[KEY_TRIGGER], "class D takes no trigger (ignored)");
+            warn(ld, seen[KEY_TRIGGER], "class %s takes no trigger (ignored)", cls->name);
         if (seen[KEY_BOUND])
-            warn(ld, seen[KEY_BOUND], "class D takes no bound (ignored)");
+            warn(ld, seen[KEY_BOUND], "class %s takes no bound (ignored)", cls->name);
         e->trigger = SG_TRIGGER_SNP;
         e->bound = 0;
-        break;
-    case SG_CLASS_G:
+    } else if (cls->scales) { /* G: a bound in any trigger's form, at every s and P */
         if (!seen[KEY_TRIGGER])
-            fail(ld, e->line, "section %s: class G needs a trigger", label);
+            fail(ld, e->line, "section %s: class %s needs a trigger", label, cls->name);
         if (!seen[KEY_BOUND])
-            fail(ld, e->line, "section %s: class G needs a bound", label);
+            fail(ld, e->line, "section %s: class %s needs a bound", label, cls->name);
         if (seen[KEY_TRIGGER] && seen[KEY_BOUND] && seen[KEY_SAFE_COUNT] && seen[KEY_TYPE_SIZE] &&
             seen[KEY_PROCS]) {
             uint64_t value = sg_trigger_value(e->trigger, e->type_size, e->safe_count, e->procs);
@@ -312,23 +279,22 @@ static void validate_entry(struct loader *ld)
                      " > %" PRIu64 ")",
                      e->safe_count, sg_trigger_name(e->trigger), value, e->bound);
         }
-        break;
-    case SG_CLASS_X:
+    } else { /* X: a bound in n, measured at one s and P */
         if (seen[KEY_TRIGGER] && e->trigger != SG_TRIGGER_N)
-            fail(ld, seen[KEY_TRIGGER], "class X takes only trigger = n");
+            fail(ld, seen[KEY_TRIGGER], "class %s takes only trigger = n", cls->name);
         e->trigger = SG_TRIGGER_N;
         if (!seen[KEY_BOUND])
-            fail(ld, e->line, "section %s: class X needs a bound", label);
+            fail(ld, e->line, "section %s: class %s needs a bound", label, cls->name);
         if (!seen[KEY_TYPE_SIZE])
-            fail(ld, e->line, "section %s: class X needs type_size (the s it was measured at)",
-                 label);
+            fail(ld, e->line, "section %s: class %s needs type_size (the s it was measured at)",
+                 label, cls->name);
         if (!seen[KEY_PROCS])
-            fail(ld, e->line, "section %s: class X needs procs (the P it was measured at)", label);
+            fail(ld, e->line, "section %s: class %s needs procs (the P it was measured at)", label,
+                 cls->name);
         if (seen[KEY_BOUND] && seen[KEY_SAFE_COUNT] && e->safe_count > e->bound)
             fail(ld, seen[KEY_SAFE_COUNT],
                  "safe_count %" PRIu64 " already exceeds the bound (n = %" PRIu64 " > %" PRIu64 ")",
                  e->safe_count, e->safe_count, e->bound);
-        break;
     }
     validate_avoid(ld, label);
 }
@@ -543,7 +509,7 @@ static char *read_line(char *buffer, int size, void *stream)
     }
 
     /* inih skips a BOM on line 1 itself; keep it there, but strip what follows. */
-    size_t keep = ld->line == 1 && has_bom(buffer) ? 3 : 0;
+    size_t keep = ld->line == 1 && sg_bounds_has_bom(buffer) ? 3 : 0;
     size_t skip = keep;
     while (isspace((unsigned char)buffer[skip]))
         skip++;
@@ -551,7 +517,7 @@ static char *read_line(char *buffer, int size, void *stream)
 
     const char *line = buffer + keep;
     size_t name_length = 0;
-    switch (line_kind(line, &name_length)) {
+    switch (sg_bounds_line_kind(line, &name_length)) {
     case LINE_HEADER:
         open_section(ld, line + 1, name_length);
         break;
@@ -685,7 +651,7 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
     struct sg_bound_entry *e = &ld->entry;
     char label[64];
     entry_label(e, label, sizeof label);
-    int k = name_index(entry_keys, KEY_COUNT, key);
+    int k = sg_bounds_name_index(sg_bounds_entry_keys, KEY_COUNT, key);
     if (k < 0) {
         warn(ld, ld->line, "unknown key '%.40s' in %s (ignored)", key, label);
         return;
@@ -717,7 +683,7 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
     case KEY_DELTA: status = parse_number(ld, key, value, 0, &e->delta); break;
     case KEY_FAILURE:
         /* "unknown" means absent; it is no value to write. */
-        index = name_index(failure_names + 1, FAILURE_COUNT - 1, value);
+        index = sg_bounds_name_index(failure_names + 1, FAILURE_COUNT - 1, value);
         if (index < 0) {
             status = -1;
             fail(ld, ld->line,
@@ -728,7 +694,7 @@ static void entry_key(struct loader *ld, const char *key, const char *value)
         }
         break;
     case KEY_WORKAROUND:
-        index = name_index(workaround_names, WORKAROUND_COUNT, value);
+        index = sg_bounds_name_index(workaround_names, WORKAROUND_COUNT, value);
         if (index < 0) {
             status = -1;
             fail(ld, ld->line, "unknown workaround '%.40s' (auto, W1-A, W1-B, W2, W3, W4 or none)",
@@ -785,7 +751,7 @@ static void copy_text(char *destination, size_t size, const char *source)
 static void platform_key(struct loader *ld, const char *key, const char *value)
 {
     struct sg_platform *platform = &ld->result.platform;
-    int k = name_index(platform_keys, PKEY_COUNT, key);
+    int k = sg_bounds_name_index(sg_bounds_platform_keys, PKEY_COUNT, key);
     if (k < 0) {
         warn(ld, ld->line, "unknown key '%.40s' in [platform] (ignored)", key);
         return;
@@ -832,7 +798,7 @@ static void checks_key(struct loader *ld, const char *key, const char *value)
     static const char *const keys[] = {"collectives", "action", "batch"};
     static const char *const values[][2] = {{"no", "yes"}, {"abort", "warn"}};
     unsigned *lines[] = {&checks->collectives_line, &checks->action_line, &checks->batch_line};
-    int k = name_index(keys, 3, key);
+    int k = sg_bounds_name_index(keys, 3, key);
     if (k < 0) {
         warn(ld, ld->line, "unknown key '%.40s' in [checks] (ignored)", key);
         return;
@@ -851,7 +817,7 @@ static void checks_key(struct loader *ld, const char *key, const char *value)
         }
         checks->batch = (unsigned)batch;
     } else {
-        int v = name_index(values[k], 2, value);
+        int v = sg_bounds_name_index(values[k], 2, value);
         if (v < 0) {
             fail(ld, ld->line, "%s must be %s or %s, not '%.40s'", key, values[k][1],
                  values[k][0], value);
@@ -952,7 +918,7 @@ static void check_duplicates(struct loader *ld)
     }
 }
 
-static void report(char *error, size_t error_size, const char *name, unsigned line,
+void sg_bounds_report(char *error, size_t error_size, const char *name, unsigned line,
                    const char *message)
 {
     if (!error || error_size == 0)
@@ -973,7 +939,7 @@ static int load(struct loader *ld, struct sg_bounds *bounds, char *error, size_t
         fail(ld, 0, "out of memory");
     if (ld->read_errno) {
         char reason[128];
-        describe_errno(ld->read_errno, reason, sizeof reason);
+        sg_bounds_describe_errno(ld->read_errno, reason, sizeof reason);
         fail(ld, 0, "read error: %s", reason);
     }
     check_duplicates(ld);
@@ -984,7 +950,7 @@ static int load(struct loader *ld, struct sg_bounds *bounds, char *error, size_t
     if (ld->failed) {
         free(ld->result.entries);
         free(ld->result.cvars);
-        report(error, error_size, ld->name, ld->error_line, ld->error);
+        sg_bounds_report(error, error_size, ld->name, ld->error_line, ld->error);
         return -1;
     }
     *bounds = ld->result;
@@ -1006,14 +972,14 @@ static const char *file_kind(mode_t mode)
  * writer (it is then refused, as is anything else that is not a regular
  * file, such as /dev/zero, whose reading would never end). Returns the
  * descriptor, or -1 with errno kept and the message in `message`. */
-static int open_bounds_file(const char *path, struct stat *info, char *message,
+int sg_bounds_open_file(const char *path, struct stat *info, char *message,
                             size_t message_size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 || fstat(fd, info) != 0) {
         int saved = errno;
         char reason[128];
-        describe_errno(saved, reason, sizeof reason);
+        sg_bounds_describe_errno(saved, reason, sizeof reason);
         if (fd >= 0)
             close(fd);
         snprintf(message, message_size, "cannot open: %s", reason);
@@ -1037,26 +1003,26 @@ int sg_bounds_load(const char *path, struct sg_bounds *bounds, sg_bounds_warn_fn
                    void *warn_context, char *error, size_t error_size)
 {
     if (!bounds) {
-        report(error, error_size, path ? path : "(null)", 0, "no bounds to load into");
+        sg_bounds_report(error, error_size, path ? path : "(null)", 0, "no bounds to load into");
         return -1;
     }
     memset(bounds, 0, sizeof *bounds);
     if (!path) {
-        report(error, error_size, "(null)", 0, "no file name");
+        sg_bounds_report(error, error_size, "(null)", 0, "no file name");
         return -1;
     }
     char message[192];
     struct stat info;
-    int fd = open_bounds_file(path, &info, message, sizeof message);
+    int fd = sg_bounds_open_file(path, &info, message, sizeof message);
     FILE *file = fd < 0 ? NULL : fdopen(fd, "r");
     if (!file) {
         if (fd >= 0) {
             char reason[128];
-            describe_errno(errno, reason, sizeof reason);
+            sg_bounds_describe_errno(errno, reason, sizeof reason);
             snprintf(message, sizeof message, "cannot open: %s", reason);
             close(fd);
         }
-        report(error, error_size, path, 0, message);
+        sg_bounds_report(error, error_size, path, 0, message);
         return -1;
     }
     struct loader ld = {.name = path, .file = file, .warn = warn, .warn_context = warn_context};
@@ -1072,12 +1038,12 @@ int sg_bounds_load_text(const char *text, size_t length, const char *name,
     if (!name)
         name = "(text)";
     if (!bounds) {
-        report(error, error_size, name, 0, "no bounds to load into");
+        sg_bounds_report(error, error_size, name, 0, "no bounds to load into");
         return -1;
     }
     memset(bounds, 0, sizeof *bounds);
     if (!text && length) {
-        report(error, error_size, name, 0, "no text");
+        sg_bounds_report(error, error_size, name, 0, "no text");
         return -1;
     }
     struct loader ld = {
@@ -1101,388 +1067,4 @@ int sg_bounds_empty(const struct sg_bounds *bounds)
     return bounds->count == 0 && bounds->cvar_count == 0 && !c->collectives_line &&
            !c->action_line && !c->batch_line && !p->mpi_library[0] && !p->hostname[0] &&
            !p->measured[0] && !p->launcher[0] && !p->cvars_rule[0] && !p->cvars_digest[0];
-}
-
-/* ---- Writer --------------------------------------------------------------- */
-
-struct text {
-    char *data;
-    size_t length, capacity;
-    int failed;
-};
-
-static void append(struct text *t, const char *data, size_t length)
-{
-    if (t->failed)
-        return;
-    if (length > t->capacity - t->length) {
-        size_t wanted = t->capacity ? t->capacity : 256;
-        while (wanted - t->length < length) {
-            if (wanted > SIZE_MAX / 2) {
-                t->failed = 1;
-                return;
-            }
-            wanted *= 2;
-        }
-        char *grown = realloc(t->data, wanted);
-        if (!grown) {
-            t->failed = 1;
-            return;
-        }
-        t->data = grown;
-        t->capacity = wanted;
-    }
-    memcpy(t->data + t->length, data, length);
-    t->length += length;
-}
-
-static void append_string(struct text *t, const char *s) { append(t, s, strlen(s)); }
-
-/* Reads the whole file; a missing one reads as empty with *mode 0. */
-static int read_whole(const char *path, struct text *content, mode_t *mode, char *reason,
-                      size_t reason_size)
-{
-    *mode = 0;
-    struct stat status;
-    int fd = open_bounds_file(path, &status, reason, reason_size);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
-    *mode = status.st_mode & 07777;
-    char chunk[4096];
-    for (;;) {
-        ssize_t got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            char why[128];
-            describe_errno(errno, why, sizeof why);
-            snprintf(reason, reason_size, "cannot read: %s", why);
-            close(fd);
-            return -1;
-        }
-        if (got == 0)
-            break;
-        append(content, chunk, (size_t)got);
-        if (content->length > SG_BOUNDS_MAX_BYTES) { /* it grew since fstat */
-            snprintf(reason, reason_size, "larger than %u MiB: not a bounds INI",
-                     SG_BOUNDS_MAX_BYTES >> 20);
-            close(fd);
-            return -1;
-        }
-    }
-    close(fd);
-    if (content->failed) {
-        snprintf(reason, reason_size, "out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-static int write_all(int fd, const char *data, size_t length)
-{
-    while (length > 0) {
-        ssize_t written = write(fd, data, length);
-        if (written < 0 && errno == EINTR)
-            continue;
-        if (written <= 0)
-            return -1;
-        data += written;
-        length -= (size_t)written;
-    }
-    return 0;
-}
-
-/* Writes `content` next to `path` and renames it over `path`, safely
- * (files/safe_file.h): a symbolic link `path` (made by this user or root)
- * stays, and the file it points to is replaced in that file's directory. */
-static int write_atomically(const char *path, const struct text *content, mode_t mode,
-                            char *reason, size_t reason_size)
-{
-    char target[PATH_MAX], name[256], why[200];
-    struct sg_safe_file file;
-    int dir = -1;
-    if (sg_safe_resolve(path, target, sizeof target, reason, reason_size) != 0)
-        return -1;
-    if ((dir = sg_safe_parent(target, name, sizeof name, why, sizeof why)) < 0 ||
-        sg_safe_begin(dir, name, 0666, &file, why, sizeof why) != 0) {
-        int linked = strcmp(target, path) != 0;
-        if (snprintf(reason, reason_size, "%s%s%s", linked ? target : "", linked ? " " : "",
-                     why) >= (int)reason_size)
-            describe_errno(ENAMETOOLONG, reason, reason_size);
-        if (dir >= 0)
-            close(dir);
-        return -1;
-    }
-    /* new files get the umask's mode; a replaced one keeps its own */
-    int failed = write_all(file.fd, content->data, content->length) != 0 ||
-                 (mode && fchmod(file.fd, mode) != 0) || fsync(file.fd) != 0;
-    if (failed) {
-        describe_errno(errno, reason, reason_size);
-        sg_safe_abandon(&file, 0);
-    } else if (sg_safe_commit(&file, reason, reason_size) != 0)
-        failed = 1;
-    else if (close(file.fd) != 0) {
-        failed = 1;
-        describe_errno(errno, reason, reason_size);
-    }
-    close(dir);
-    return failed ? -1 : 0;
-}
-
-static int is_section_of(const char *name, size_t length, const char *section)
-{
-    size_t section_length = strlen(section);
-    if (length < section_length || memcmp(name, section, section_length) != 0)
-        return 0;
-    if (length == section_length)
-        return 1;
-    if (name[section_length] != '#' || length == section_length + 1)
-        return 0;
-    for (size_t i = section_length + 1; i < length; i++)
-        if (name[i] < '0' || name[i] > '9')
-            return 0;
-    return 1;
-}
-
-/* Splits "key=value" (blanks around either allowed) and checks that the line
- * "key = value" reads back as exactly this key and value. Returns NULL or
- * what is wrong. */
-static const char *split_pair(const char *pair, const char *const *names, size_t count,
-                              char *key, size_t key_size, const char **value,
-                              size_t *value_length)
-{
-    const char *equals = strchr(pair, '=');
-    if (!equals)
-        return "not KEY=VALUE";
-    const char *key_end = equals;
-    while (key_end > pair && isspace((unsigned char)key_end[-1]))
-        key_end--;
-    while (pair < key_end && isspace((unsigned char)*pair))
-        pair++;
-    size_t key_length = (size_t)(key_end - pair);
-    if (key_length >= key_size)
-        return "unknown key";
-    memcpy(key, pair, key_length);
-    key[key_length] = '\0';
-    if (names ? name_index(names, count, key) < 0 : !sg_cvar_name_valid(key))
-        return "unknown key";
-
-    const char *v = equals + 1, *end;
-    while (isspace((unsigned char)*v))
-        v++;
-    end = v + strlen(v);
-    while (end > v && isspace((unsigned char)end[-1]))
-        end--;
-    for (const char *p = v; p < end; p++) {
-        if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7F)
-            return "control character in the value";
-        if (*p == ';' && (p == v || isspace((unsigned char)p[-1])))
-            return "the value holds ' ;', which would start a comment";
-    }
-    *value = v;
-    *value_length = (size_t)(end - v);
-    return NULL;
-}
-
-/* The keys a section may hold: a list, or (names NULL) any control
- * variable's name ([cvars]). */
-struct schema {
-    const char *const *names;
-    size_t count;
-};
-
-static int append_sections(struct text *out, const char *section, const char *const *const *keys,
-                           size_t entry_count, struct schema schema, char *reason,
-                           size_t reason_size)
-{
-    for (size_t k = 0; k < entry_count; k++) {
-        char header[64];
-        if (k == 0)
-            snprintf(header, sizeof header, "[%s]\n", section);
-        else
-            snprintf(header, sizeof header, "\n[%s#%zu]\n", section, k + 1);
-        append_string(out, header);
-        for (const char *const *pair = keys[k]; pair && *pair; pair++) {
-            char key[SG_CVAR_NAME_MAX];
-            const char *value;
-            size_t value_length;
-            const char *bad = split_pair(*pair, schema.names, schema.count, key, sizeof key,
-                                         &value, &value_length);
-            if (bad) {
-                snprintf(reason, reason_size, "bad entry '%.60s' for [%s]: %s", *pair, section,
-                         bad);
-                return -1;
-            }
-            append_string(out, key);
-            append_string(out, " = ");
-            append(out, value, value_length);
-            append_string(out, "\n");
-        }
-    }
-    return 0;
-}
-
-struct line_info {
-    size_t start, end; /* byte range, the '\n' included */
-    enum line_kind kind;
-    int empty;   /* nothing but whitespace */
-    int removed; /* for a header: it is one of `section`'s */
-};
-
-/* Which lines go: a removed section runs from its header to the next header
- * (or the end), except for the comment and blank lines just above that next
- * header, which belong to it. Only where that block is all blank and the next
- * header goes too (or the file ends) does the block go with the section, so
- * that blank separators do not pile up over repeated replacements. */
-static void mark_removed(struct line_info *lines, size_t count)
-{
-    for (size_t n = 0; n < count; n++) {
-        if (lines[n].kind != LINE_HEADER || !lines[n].removed)
-            continue;
-        size_t next = n + 1;
-        while (next < count && lines[next].kind != LINE_HEADER)
-            next++;
-        size_t stop = next;
-        int block_is_blank = 1;
-        while (stop > n + 1 && lines[stop - 1].kind == LINE_BLANK) {
-            block_is_blank &= lines[stop - 1].empty;
-            stop--;
-        }
-        if (block_is_blank && (next == count || lines[next].removed))
-            stop = next;
-        for (size_t m = n + 1; m < stop; m++)
-            lines[m].removed = 1;
-        n = next - 1;
-    }
-}
-
-static int build(const struct text *old, const char *section, const char *const *const *keys,
-                 size_t entry_count, struct schema schema, struct text *out, char *reason,
-                 size_t reason_size)
-{
-    size_t count = 0, longest = 0;
-    for (size_t i = 0, line_start = 0; i < old->length; i++)
-        if (old->data[i] == '\n' || i + 1 == old->length) {
-            count++;
-            if (i + 1 - line_start > longest)
-                longest = i + 1 - line_start;
-            line_start = i + 1;
-        }
-    struct line_info *lines = calloc(count ? count : 1, sizeof *lines);
-    char *copy = malloc(longest + 1);
-    if (!lines || !copy) {
-        free(lines);
-        free(copy);
-        snprintf(reason, reason_size, "out of memory");
-        return -1;
-    }
-
-    size_t start = 0, first_removed = count;
-    for (size_t n = 0; n < count; n++) {
-        const char *newline = memchr(old->data + start, '\n', old->length - start);
-        size_t stop = newline ? (size_t)(newline - old->data) + 1 : old->length;
-        lines[n].start = start;
-        lines[n].end = stop;
-        memcpy(copy, old->data + start, stop - start);
-        copy[stop - start] = '\0';
-        char *line = copy + (n == 0 && has_bom(copy) ? 3 : 0);
-        while (isspace((unsigned char)*line))
-            line++;
-        size_t name_length = 0;
-        lines[n].kind = line_kind(line, &name_length);
-        lines[n].empty = *line == '\0';
-        lines[n].removed =
-            lines[n].kind == LINE_HEADER && is_section_of(line + 1, name_length, section);
-        if (lines[n].removed && first_removed == count)
-            first_removed = n;
-        start = stop;
-    }
-    mark_removed(lines, count);
-
-    int status = 0;
-    for (size_t n = 0; n < count && status == 0; n++) {
-        if (n == 0 && first_removed == 0 && old->length >= 3 && has_bom(old->data))
-            append(out, old->data, 3); /* the BOM stays first */
-        if (n == first_removed)
-            status = append_sections(out, section, keys, entry_count, schema, reason,
-                                     reason_size);
-        if (!lines[n].removed)
-            append(out, old->data + lines[n].start, lines[n].end - lines[n].start);
-    }
-    if (status == 0 && first_removed == count && entry_count > 0) {
-        if (count > 0 && old->data[old->length - 1] != '\n')
-            append_string(out, "\n");
-        if (count > 0 && !lines[count - 1].empty)
-            append_string(out, "\n");
-        status = append_sections(out, section, keys, entry_count, schema, reason,
-                                 reason_size);
-    }
-    free(lines);
-    free(copy);
-    if (status == 0 && out->failed) {
-        snprintf(reason, reason_size, "out of memory");
-        status = -1;
-    }
-    return status;
-}
-
-int sg_bounds_replace(const char *path, const char *section, const char *const *const *keys,
-                      size_t entry_count, char *error, size_t error_size)
-{
-    char reason[256] = "";
-    if (!path || !section) {
-        report(error, error_size, path ? path : "(null)", 0, "no file or section given");
-        return -1;
-    }
-    int is_platform = strcmp(section, "platform") == 0, is_cvars = strcmp(section, "cvars") == 0;
-    struct schema schema = is_platform ? (struct schema){platform_keys, PKEY_COUNT}
-                           : is_cvars  ? (struct schema){NULL, 0}
-                                       : (struct schema){entry_keys, KEY_COUNT};
-    if (!is_platform && !is_cvars && sg_routine_by_name(section) < 0) {
-        snprintf(reason, sizeof reason,
-                 "unknown section '%.60s' (an MPI routine, platform or cvars)", section);
-        report(error, error_size, path, 0, reason);
-        return -1;
-    }
-    if ((is_platform || is_cvars) && entry_count > 1) {
-        snprintf(reason, sizeof reason, "there is only one [%s]", section);
-        report(error, error_size, path, 0, reason);
-        return -1;
-    }
-    if (entry_count > 0 && !keys) {
-        report(error, error_size, path, 0, "no keys given");
-        return -1;
-    }
-
-    struct text old = {0}, out = {0};
-    mode_t mode;
-    int status = read_whole(path, &old, &mode, reason, sizeof reason);
-    if (status != 0)
-        report(error, error_size, path, 0, reason);
-    if (status == 0) {
-        status = build(&old, section, keys, entry_count, schema, &out, reason, sizeof reason);
-        if (status != 0)
-            report(error, error_size, path, 0, reason);
-    }
-    if (status == 0) {
-        struct sg_bounds check;
-        char invalid[512];
-        status = sg_bounds_load_text(out.data, out.length, path, &check, NULL, NULL, invalid,
-                                     sizeof invalid);
-        sg_bounds_free(&check);
-        if (status != 0 && error && error_size)
-            snprintf(error, error_size, "%s (the result would be invalid; file left unchanged)",
-                     invalid);
-    }
-    if (status == 0) {
-        status = write_atomically(path, &out, mode, reason, sizeof reason);
-        if (status != 0) {
-            char message[320];
-            snprintf(message, sizeof message, "cannot write: %s", reason);
-            report(error, error_size, path, 0, message);
-        }
-    }
-    free(old.data);
-    free(out.data);
-    return status;
 }

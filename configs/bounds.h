@@ -26,7 +26,8 @@ enum sg_failure {
 /* The workarounds, X(ID, "INI name") each: the names an entry may give
  * (`workaround = NAME`, besides auto and none), the layer's outcomes in its
  * summary and its plans follow from this list (protect/: layer.h, plan.h;
- * what runs each: the table `workarounds` in protect.c). */
+ * what runs each: its row of operations, workarounds/workaround.h, in
+ * `auto`'s order in protect.c). */
 #define SG_WORKAROUND_LIST(X) \
     X(W1A, "W1-A") X(W1B, "W1-B") X(W2, "W2") X(W3, "W3") X(W4, "W4")
 

@@ -32,15 +32,19 @@ enum sg_verdict sg_verdict_from_bound(uint64_t safe_count, uint64_t delta,
     return sg_verdict_from_runs(half <= m, above_half > m, safe_count <= m, above_safe > m);
 }
 
-static const char *const class_names[] = {
-    [SG_CLASS_D] = "D", [SG_CLASS_G] = "G", [SG_CLASS_X] = "X"};
+const struct sg_class_info sg_classes[] = {
+#define SG_CLASS_ROW(name, bounded, scales, from_displs) {#name, bounded, scales, from_displs},
+    SG_CLASS_LIST(SG_CLASS_ROW)
+#undef SG_CLASS_ROW
+};
+_Static_assert(sizeof sg_classes / sizeof *sg_classes == SG_CLASS_COUNT, "one row per class");
 
-const char *sg_class_name(enum sg_class cls) { return class_names[cls]; }
+const char *sg_class_name(enum sg_class cls) { return sg_classes[cls].name; }
 
 int sg_class_parse(const char *text, enum sg_class *cls)
 {
-    for (int c = SG_CLASS_D; c <= SG_CLASS_X; c++)
-        if (strcmp(text, class_names[c]) == 0) {
+    for (int c = 0; c < SG_CLASS_COUNT; c++)
+        if (strcmp(text, sg_classes[c].name) == 0) {
             *cls = (enum sg_class)c;
             return 0;
         }

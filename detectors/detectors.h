@@ -111,7 +111,37 @@ enum sg_verdict sg_verdict_from_runs(int passes_at_half, int fails_above_half, i
 enum sg_verdict sg_verdict_from_bound(uint64_t safe_count, uint64_t delta,
                                       uint64_t measured_safe_count);
 
-enum sg_class { SG_CLASS_D, SG_CLASS_G, SG_CLASS_X };
+/* The classes of scaling problems, ROW(NAME, bounded, scales, from_displs)
+ * each; what every user asks of a class it reads from its row:
+ *   bounded      an entry of the class has a bound the tester measured, which
+ *                a call's n, s and P are judged against (G, X); without one
+ *                (D) the call's own arrays tell
+ *   scales       its bound, in its trigger's form, holds at every s and P (G:
+ *                the layer may cut a call's n or its groups' P under it);
+ *                otherwise it holds at the s and P it was measured at only
+ *                (X: applied elsewhere in its most restrictive form)
+ *   from_displs  it is found in a call's displacement arrays, which wrapped
+ *                past int (D): this rank's own facts, with no bound
+ * A class is one row; the INI's `class = NAME` and the layer's summary
+ * columns follow. */
+#define SG_CLASS_LIST(ROW)                                                                     \
+    ROW(D, 0, 0, 1)                                                                            \
+    ROW(G, 1, 1, 0)                                                                            \
+    ROW(X, 1, 0, 0)
+
+enum sg_class {
+#define SG_CLASS_ENUM(name, ...) SG_CLASS_##name,
+    SG_CLASS_LIST(SG_CLASS_ENUM)
+#undef SG_CLASS_ENUM
+    SG_CLASS_COUNT
+};
+
+struct sg_class_info {
+    const char *name; /* "D" */
+    unsigned char bounded, scales, from_displs;
+};
+
+extern const struct sg_class_info sg_classes[]; /* SG_CLASS_COUNT rows */
 
 const char *sg_class_name(enum sg_class cls);
 int sg_class_parse(const char *text, enum sg_class *cls);

@@ -23,7 +23,7 @@
  *   (params)       the blocking routine's C parameters; the I-form's are the
  *                  same and MPI_Request *request
  *   (args)         the same arguments as the fields of a struct sg_call *c
- *                  (protect/collective.h); the I-form's add c->request
+ *                  (call/collective.h); the I-form's add c->request
  *   LARGE_COUNT, (params_c), (args_c)
  *                  the MPI-4 large-count function (PMPI_Gatherv_c) that W3
  *                  calls, where a side has displacements: its parameter

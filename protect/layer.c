@@ -50,7 +50,7 @@ static void summarise(struct sg_rules *rules)
     rules->spreads = 0;
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
-        if (e->cls != SG_CLASS_D) {
+        if (sg_classes[e->cls].bounded) {
             rules->bounded = 1;
             if (e->bound < rules->quiet_reach)
                 rules->quiet_reach = e->bound;
@@ -433,7 +433,7 @@ SG_THREAD_LOCAL int sg_fortran_caller;
 /* ---- Statistics --------------------------------------------------------- */
 
 static atomic_ulong calls[SG_ROUTINE_COUNT];
-static atomic_ulong triggers[SG_ROUTINE_COUNT][3]; /* by class D, G, X */
+static atomic_ulong triggers[SG_ROUTINE_COUNT][SG_CLASS_COUNT]; /* by class (sg_classes) */
 static atomic_ulong outcomes[SG_ROUTINE_COUNT][SG_OUTCOME_COUNT];
 
 void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outcome)
@@ -451,6 +451,10 @@ void sg_count(enum sg_routine routine, int triggered_class, enum sg_outcome outc
 #define SG_WORKAROUND_COLUMN(id, name) "/" name
 static const char *const workaround_columns = &(SG_WORKAROUND_LIST(SG_WORKAROUND_COLUMN))[1];
 #undef SG_WORKAROUND_COLUMN
+/* "D/G/X": the summary's trigger columns, one per class. */
+#define SG_CLASS_COLUMN(name, ...) "/" #name
+static const char *const class_columns = &(SG_CLASS_LIST(SG_CLASS_COLUMN))[1];
+#undef SG_CLASS_COLUMN
 
 /* The collective checks judge what is open on a communicator before it
  * goes (checks/collective_check.h). */
@@ -487,15 +491,17 @@ int SG_ENTRY(MPI_Finalize)(void)
             }
             if (!header++)
                 sg_log(SG_LOG_INFO, NULL,
-                       "summary (rank 0): routine calls triggers(D/G/X) plain/%s/left-alone",
-                       workaround_columns);
-            char handled[8 * 24] = "";
+                       "summary (rank 0): routine calls triggers(%s) plain/%s/left-alone",
+                       class_columns, workaround_columns);
+            char triggered[SG_CLASS_COUNT * 24] = "", handled[8 * 24] = "";
+            for (int k = 0, at = 0; k < SG_CLASS_COUNT && at < (int)sizeof triggered; k++)
+                at += snprintf(triggered + at, sizeof triggered - (size_t)at, "%s%lu",
+                               k ? "/" : "", atomic_load(&triggers[r][k]));
             for (int o = 0, at = 0; o < SG_OUTCOME_COUNT && at < (int)sizeof handled; o++)
                 at += snprintf(handled + at, sizeof handled - (size_t)at, "%s%lu",
                                o ? "/" : "", atomic_load(&outcomes[r][o]));
-            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %lu/%lu/%lu %s", sg_routines[r].name, n,
-                   atomic_load(&triggers[r][0]), atomic_load(&triggers[r][1]),
-                   atomic_load(&triggers[r][2]), handled);
+            sg_log(SG_LOG_INFO, NULL, "  %-26s %lu %s %s", sg_routines[r].name, n, triggered,
+                   handled);
         }
     }
     int err = PMPI_Finalize();

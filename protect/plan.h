@@ -8,28 +8,8 @@
 
 #include "bounds.h"
 #include "collective.h"
-#include "workarounds.h"
+#include "workaround.h"
 
-enum plan_kind {
-    PLAN_PLAIN,
-#define PLAN_ENUM(id, name) PLAN_##id,
-    SG_WORKAROUND_LIST(PLAN_ENUM)
-#undef PLAN_ENUM
-    PLAN_LEFT_ALONE,
-    PLAN_W1B_P2P /* Gatherv/Scatterv/Alltoallv: sg_w1b_p2p, no plan sent */
-};
-
-/* What every rank must run alike; Gatherv/Scatterv's root sends it as is.
- * W1-A: `chunk` is the group size, `rounds` 1 when the root's windows
- * follow (W1-A's groups follow them, so every rank needs them all), and
- * `together` 1 when the routine's I-form may take the groups' sub-calls of
- * a blocking call (sg_runner.together). `why`: of a call left alone, the
- * root's enum left_reason + 1 (0: none), the non-roots' reason too (the
- * trace's why= word). */
-struct plan {
-    int64_t kind, chunk, rounds, windows, together, why;
-};
-#define PLAN_FIELDS 6
 
 /* Why a triggered call is left as it is. Each reason is reported once per
  * routine and process, by the rank that decided; MPI_Finalize counts the
@@ -42,7 +22,7 @@ enum left_reason {
     LEFT_NEEDS_MESSAGE, /* W1-B needs windows the non-roots could learn only from the root */
     LEFT_WINDOWS_DIFFER, /* the ranks' layouts need different windows */
     LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
-    LEFT_TOO_MANY_ROUNDS, /* W1-B would make more sub-calls than W1B_MAX_SUBCALLS */
+    LEFT_TOO_MANY_ROUNDS, /* W1-B would make more sub-calls than SG_W1B_MAX_SUBCALLS */
     LEFT_MIXED_TYPES,   /* the ranks' datatypes differ so that they would not cut alike */
     LEFT_W1A_UNMADE,    /* an I-form's W1-A plan, its communicators not made yet (w1a.h) */
     LEFT_REASONS
@@ -57,17 +37,6 @@ static const char *const left_reason_words[LEFT_REASONS] = {
     [LEFT_MIXED_TYPES] = "mixed-types", [LEFT_W1A_UNMADE] = "w1a-unmade",
 };
 
-/* What W1-B would need on this rank, computed once per call for the
- * decision and the agreement: every rank derives the same chunk from the
- * same bounds; `rounds`, `cuts` and the windows depend on this rank's
- * layout. */
-struct w1b_fit {
-    int64_t chunk, rounds;
-    int cuts;     /* the chunk is > 0, this rank's layout can be cut, and not too often */
-    int too_many; /* it would take more than W1B_MAX_SUBCALLS sub-calls (protect.c) */
-    struct sg_windows win;
-};
-
 /* The agreement of a call whose ranks cannot work out their part alone
  * (`talks` in decide, protect.c), so never for Class D alone: Gatherv/Scatterv's
  * root sends its plan in an Allreduce (and windows after it); Allgatherv's
@@ -76,7 +45,7 @@ struct w1b_fit {
  * root of Gatherv/Scatterv, *told gets what the root said and *windows
  * points to it. Returns an MPI error code. */
 int sg_agree_on_plan(const struct sg_call *c, const struct sg_shape *sh,
-                     const struct w1b_fit *fit, struct plan *plan, int *why,
+                     const struct sg_w1b_fit *fit, struct sg_plan *plan, int *why,
                      struct sg_windows *told, const struct sg_windows **windows);
 
 #endif

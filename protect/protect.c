@@ -37,8 +37,7 @@
 #include "spread.h"
 #include "tuning.h"
 #include "w1a.h"
-#include "w3.h"
-#include "w4.h"
+#include "workaround.h"
 #include "workarounds.h"
 
 /* ---- Calls left as they are --------------------------------------------- */
@@ -248,45 +247,38 @@ static const int64_t *widened(struct displs_view *v, int procs)
 
 /* ---- Class G and X ------------------------------------------------------ */
 
-struct verdict {
-    int cls;                       /* triggered class, or -1 */
-    const struct sg_bound_entry *entry; /* the entry that triggered (NULL for D) */
-    uint64_t max_count;            /* the largest n every entry allows, in basic elements */
-    int w2_valid_trigger;          /* the trigger does not depend on s */
-};
-
 static atomic_flag x_off_point_once = ATOMIC_FLAG_INIT;
 
 /* The call against every entry in `rules` (for a call: those that apply to
  * it, sg_rules_of): the first that triggers decides, and each limits n. */
 static void judge(const struct sg_rules *rules, const struct sg_shape *sh, const char *routine,
-                  struct verdict *v)
+                  struct sg_call_verdict *v)
 {
-    *v = (struct verdict){.cls = -1, .max_count = UINT64_MAX, .w2_valid_trigger = 1};
+    *v = (struct sg_call_verdict){.cls = -1, .max_count = UINT64_MAX, .w2_valid_trigger = 1};
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
+        const struct sg_class_info *cls = &sg_classes[e->cls];
         uint64_t allowed;
         int exact = 1;
-        if (e->cls == SG_CLASS_G)
+        if (!cls->bounded)
+            continue;
+        if (cls->scales)
             allowed = sg_trigger_max_count(e->trigger, sh->s, sh->procs, e->bound);
-        else if (e->cls == SG_CLASS_X)
+        else
             allowed = sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s, sh->procs,
                                            &exact);
-        else
-            continue;
         if (allowed < v->max_count)
             v->max_count = allowed;
         if (sh->n > allowed && v->cls < 0) {
             v->cls = e->cls;
             v->entry = e;
-            v->w2_valid_trigger =
-                e->cls == SG_CLASS_G && !sg_trigger_depends_on_type_size(e->trigger);
+            v->w2_valid_trigger = cls->scales && !sg_trigger_depends_on_type_size(e->trigger);
             if (!exact)
                 sg_log(SG_LOG_WARN, &x_off_point_once,
-                       "%s: Class X bound measured at s=%" PRIu64 " P=%" PRIu64
+                       "%s: Class %s bound measured at s=%" PRIu64 " P=%" PRIu64
                        " applied at s=%" PRIu64 " P=%" PRIu64 " as %" PRIu64
                        " (the most restrictive form)",
-                       routine, e->type_size, e->procs, sh->s, sh->procs, allowed);
+                       routine, cls->name, e->type_size, e->procs, sh->s, sh->procs, allowed);
         }
     }
 }
@@ -298,30 +290,14 @@ static int meets_a_bound(const struct sg_rules *rules, const struct sg_shape *sh
 {
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
-        if (e->cls == SG_CLASS_G ? sg_trigger_exceeds(e->trigger, sh->s, sh->n, sh->procs, e->bound)
-            : e->cls == SG_CLASS_X
-                ? sh->n > sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s, sh->procs,
-                                               NULL)
-                : 0)
+        const struct sg_class_info *cls = &sg_classes[e->cls];
+        if (cls->bounded &&
+            (cls->scales ? sg_trigger_exceeds(e->trigger, sh->s, sh->n, sh->procs, e->bound)
+                         : sh->n > sg_x_effective_bound(e->bound, e->type_size, e->procs, sh->s,
+                                                        sh->procs, NULL)))
             return 1;
     }
     return 0;
-}
-
-/* A count of basic elements in elements of this rank's datatype (rounded
- * down): what W2 counts in on this rank, and W1-B of the reductions (one
- * datatype on every rank) and of Allgatherv (whose ranks compare theirs);
- * W1-B of the other routines counts basic elements (by_basic). */
-static uint64_t own(uint64_t basic, const struct sg_shape *sh)
-{
-    return sh->elements > 1 ? basic / sh->elements : basic;
-}
-
-/* A count of basic elements in the units W1-B and W2 judge this call in:
- * basic elements where W1-B counts them (by_basic), else own elements. */
-static uint64_t in_units(uint64_t basic, const struct sg_described *d, const struct sg_shape *sh)
-{
-    return d->by_basic ? basic : own(basic, sh);
 }
 
 /* ---- The plan ----------------------------------------------------------- */
@@ -330,7 +306,7 @@ static uint64_t in_units(uint64_t basic, const struct sg_described *d, const str
 #define FLAG_OF_ROUTINE(...) ATOMIC_FLAG_INIT,
 static atomic_flag unavailable_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 static atomic_flag inter_once = ATOMIC_FLAG_INIT;
-static atomic_flag w3_missing_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
+static atomic_flag missing_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_OF_ROUTINE)};
 
 /* Whether an entry of the routine names W1-A: its groups follow the root's
  * plan, which Gatherv/Scatterv's root then sends on every call. */
@@ -342,28 +318,36 @@ static int names_w1a(const struct sg_rules *rules)
     return 0;
 }
 
-static enum sg_workaround preferred(const struct sg_rules *rules, const struct verdict *v)
+static enum sg_workaround preferred(const struct sg_rules *rules, const struct sg_call_verdict *v)
 {
     if (v->entry)
         return v->entry->workaround;
-    for (size_t i = 0; i < rules->count; i++) /* a D entry may name the workaround for D */
-        if (rules->entries[i]->cls == SG_CLASS_D)
+    /* a D entry may name the workaround for D */
+    for (size_t i = 0; i < rules->count; i++)
+        if (sg_classes[rules->entries[i]->cls].from_displs)
             return rules->entries[i]->workaround;
     return SG_WORKAROUND_AUTO;
 }
 
-/* W1-A's group size: the most processes any Class G entry lets one sub-call
- * have at this n and s (P when none limits it); 0 under Class X, whose
- * bound holds at the measured P only. */
-static int w1a_members(const struct sg_rules *rules, const struct verdict *v,
+/* Whether the verdict's class has a bound that holds at the measured P only
+ * (Class X): no group size follows from it. */
+static int bound_at_measured_only(const struct sg_call_verdict *v)
+{
+    return v->cls >= 0 && sg_classes[v->cls].bounded && !sg_classes[v->cls].scales;
+}
+
+/* W1-A's group size: the most processes any entry whose bound scales
+ * (Class G) lets one sub-call have at this n and s (P when none limits
+ * it); 0 under a bound that holds at the measured P only (Class X). */
+static int w1a_members(const struct sg_rules *rules, const struct sg_call_verdict *v,
                        const struct sg_shape *sh)
 {
-    if (v->cls == SG_CLASS_X)
+    if (bound_at_measured_only(v))
         return 0;
     uint64_t members = sh->procs;
     for (size_t i = 0; i < rules->count; i++) {
         const struct sg_bound_entry *e = rules->entries[i];
-        if (e->cls != SG_CLASS_G)
+        if (!sg_classes[e->cls].scales)
             continue;
         uint64_t m = sg_trigger_max_procs(e->trigger, sh->s, sh->n, e->bound);
         if (m < members)
@@ -434,13 +418,6 @@ static int windows_computed_alike(enum sg_routine r)
  * stops mattering. */
 #define REDUCTION_PIECE_BYTES ((uint64_t)256 << 20)
 
-/* The most sub-calls W1-B makes of one call (rounds times windows). Past
- * it the call is left alone: a bound met by a tiny message would turn one
- * call into hundreds of thousands, each holding a request and its state in
- * an I-form. A real bound (2^31 bytes and up) reaches it at 2 TiB. The
- * count follows from facts every rank shares, so every rank stops alike. */
-#define W1B_MAX_SUBCALLS 1024
-
 /* W1-B's chunk in basic elements (by_basic) is a multiple of this where it
  * is at least WHOLE_CHUNKS of them, so that pieces are whole elements of
  * any datatype of up to 16 basic elements (lcm(1..16) = 720720, lost: at
@@ -449,10 +426,10 @@ static int windows_computed_alike(enum sg_routine r)
 #define WHOLE_ELEMENTS 720720
 #define WHOLE_CHUNKS 64
 
-static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described *d,
+static struct sg_w1b_fit fit_w1b(const struct sg_call_verdict *v, const struct sg_described *d,
                               const struct sg_shape *sh, int reduction)
 {
-    uint64_t chunk = in_units(v->max_count, d, sh) / (uint64_t)d->per_block_factor;
+    uint64_t chunk = sg_in_units(v->max_count, d, sh) / (uint64_t)d->per_block_factor;
     uint64_t element_bytes = sh->s * (sh->elements ? sh->elements : 1);
     uint64_t piece =
         REDUCTION_PIECE_BYTES / (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
@@ -461,7 +438,7 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
     uint64_t faster = sg_tuning()->reduce_scatter_piece_bytes /
                       (element_bytes ? element_bytes : 1) / (uint64_t)d->per_block_factor;
     if (d->per_block_factor > 1 && faster > 0 && faster < piece &&
-        sg_w1b_rounds(d, faster) <= W1B_MAX_SUBCALLS / 8)
+        sg_w1b_rounds(d, faster) <= SG_W1B_MAX_SUBCALLS / 8)
         piece = faster;
     if (reduction && chunk > piece && piece > 0)
         chunk = piece;
@@ -469,11 +446,11 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
         chunk = INT_MAX;
     if (d->by_basic && chunk >= (uint64_t)WHOLE_ELEMENTS * WHOLE_CHUNKS)
         chunk -= chunk % WHOLE_ELEMENTS;
-    struct w1b_fit f = {.chunk = (int64_t)chunk};
+    struct sg_w1b_fit f = {.chunk = (int64_t)chunk};
     f.rounds = f.chunk > 0 ? (int64_t)sg_w1b_rounds(d, (uint64_t)f.chunk) : 0;
     int planned = sg_windows_plan(d, sh->rank, &f.win);
     f.too_many = f.chunk > 0 && planned == MPI_SUCCESS &&
-                 (uint64_t)f.rounds * (uint64_t)f.win.count > W1B_MAX_SUBCALLS;
+                 (uint64_t)f.rounds * (uint64_t)f.win.count > SG_W1B_MAX_SUBCALLS;
     f.cuts = f.chunk > 0 && planned == MPI_SUCCESS && !f.too_many;
     return f;
 }
@@ -485,7 +462,7 @@ static struct w1b_fit fit_w1b(const struct verdict *v, const struct sg_described
 static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t procs)
 {
     struct sg_shape sh = {.n = n, .s = s, .procs = procs, .is_root = 1};
-    struct verdict v;
+    struct sg_call_verdict v;
     judge(&sg_layer()->rules.all[r], &sh, sg_routines[r].name, &v);
     return v.cls < 0;
 }
@@ -505,260 +482,23 @@ struct findings {
     int spread;                    /* the communicator's nodes (spread.h); 0: not known */
     struct sg_rules at;            /* the entries that judge it (sg_rules_at_spread) */
     const struct sg_bound_entry *room[SPREAD_ROOM]; /* `at`'s, where it is a selection */
-    struct verdict v;              /* class G or X from `at`, or D from the arrays */
+    struct sg_call_verdict v;              /* class G or X from `at`, or D from the arrays */
     int meets_bound;               /* class G or X, from facts every rank of Allgatherv has */
     int displs_lost;               /* an array is corrupted beyond recovery (LEFT_DISPLS) */
 };
 
 /* What this rank runs, the same plan as every other rank's. */
 struct decision {
-    struct plan plan;
+    struct sg_plan plan;
     int why;            /* the enum left_reason this rank reports, or -1 */
     int reports;        /* this rank reports the decision */
     int triggered_here; /* this rank's own facts meet a trigger */
     struct sg_described d;
-    struct w1b_fit fit;
+    struct sg_w1b_fit fit;
     struct sg_windows told;            /* the root's windows, off the root */
     const struct sg_windows *windows;  /* what W1-B runs over: fit.win, or told */
     MPI_Comm copy;                     /* W1-B point to point's private communicator */
 };
-
-/* What choose() knows of a triggered call, for the workarounds' `applies`
- * and `plan`. `agreed`: the ranks can agree on rounds and windows (all see
- * the same, or a bound is configured so that they talk); without it W1-B
- * may run only as a local change: one window, one round. */
-struct choice {
-    const struct sg_call *c;
-    const struct sg_rules *rules;
-    const struct verdict *v;
-    const struct sg_shape *sh;
-    const struct sg_described *d;
-    const struct w1b_fit *fit;
-    int agreed;
-    int exact;          /* splitting cannot change the bits (sg_split_risk) */
-    int members;        /* W1-A's group size (w1a_members) */
-};
-
-/* A workaround as the handler chooses and runs it. The table below lists
- * them in `auto`'s order of preference: W3, then W2 (one call each), then
- * W1-B (rounds), then W1-A (groups: its communicators cost a creation on
- * first use), then W4 (another algorithm: the tester checked it up to a
- * size only), except that a row whose `first` says so for the call comes
- * before all; a row without `applies` is never chosen here (W1-B point to
- * point: decide() takes it past a bound of Gatherv/Scatterv/Alltoallv).
- *   name        what the INI calls it (`workaround = NAME`); the outcome in
- *               the summary is the same one (layer.h)
- *   kind        the plan it runs
- *   local       it changes this rank's own description only (W2, W3), so a
- *               rank whose own facts meet no trigger makes the plain call
- *   first       NULL, or whether `auto` takes it before the others here
- *   applies     whether it can guarantee the result of this call
- *   plan        what every rank runs
- *   unavailable says why not where an entry names it
- *   run         returns an MPI error code, or -1 when it refused before
- *               communicating (the call is then left as it is)
- *   how         its words in the summary line */
-struct workaround_op {
-    enum sg_workaround name;
-    enum plan_kind kind;
-    int local;
-    int (*first)(const struct choice *ch);
-    int (*applies)(const struct choice *ch);
-    struct plan (*plan)(const struct choice *ch);
-    void (*unavailable)(const struct choice *ch);
-    int (*run)(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-               const struct decision *dc);
-    void (*how)(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                const struct decision *dc);
-};
-
-/* Where an entry names a workaround that cannot run the call: why, once
- * per routine, and that `auto` chooses instead. */
-static void say_unavailable(const struct choice *ch, enum sg_workaround name, const char *why)
-{
-    sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
-           "%s: workaround %s cannot apply to this call (%s); using auto",
-           sg_routines[ch->c->routine].name, sg_workaround_name(name), why);
-}
-
-/* W3: Class D alone, where this MPI has the large-count function; not
- * where the routine has a bound: its problem is inside the MPI, and the
- * large-count function runs the same code (MPICH 4.0.2's MPI_Scatter_c
- * crashes like MPI_Scatter). */
-static int w3_allowed(const struct choice *ch)
-{
-    return ch->v->cls == SG_CLASS_D && !ch->rules->bounded;
-}
-
-static int w3_applies(const struct choice *ch)
-{
-    return w3_allowed(ch) && sg_w3_function(ch->c->routine) != NULL;
-}
-
-static struct plan one_call_plan(const struct choice *ch)
-{
-    return (struct plan){0, ch->fit->chunk, 0, 1, 0, 0}; /* the kind from the row */
-}
-
-static void w3_unavailable(const struct choice *ch)
-{
-    const char *routine = sg_routines[ch->c->routine].name;
-    if (w3_allowed(ch))
-        sg_log(SG_LOG_INFO, &w3_missing_once[ch->c->routine],
-               "%s: W3 is unavailable: this MPI has no large-count %s_c; using the next "
-               "valid workaround", routine, routine);
-    else
-        say_unavailable(ch, SG_WORKAROUND_W3,
-                        "the routine has a bound: its problem is inside the MPI, whose "
-                        "large-count function runs the same code");
-}
-
-static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    return sg_w3(runner, c, &dc->d);
-}
-
-static void how_w3(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    (void)dc;
-    snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
-}
-
-/* W2: not for a reduction (an op on a k-element type is not defined), nor
- * where the trigger depends on s. Where W1-B counts in basic elements
- * (by_basic: the ranks' datatypes may differ), whether W2 is chosen must
- * not depend on this rank's datatype, or some ranks would cut in rounds
- * while others make one call: it is judged in basic elements, and a rank
- * whose one element holds more basic elements than the bound allows makes
- * the call as it is (run_w2: sg_w2 refuses), which is one call too. */
-static int w2_fits(const struct choice *ch, const char **why)
-{
-    if (!ch->v->w2_valid_trigger) {
-        *why = "the bound's trigger depends on s, which W2 changes";
-        return 0;
-    }
-    return sg_w2_applies(ch->c, ch->d, in_units(ch->v->max_count, ch->d, ch->sh), why);
-}
-
-static int w2_applies(const struct choice *ch)
-{
-    const char *why;
-    return w2_fits(ch, &why);
-}
-
-static void w2_unavailable(const struct choice *ch)
-{
-    const char *why = "";
-    w2_fits(ch, &why);
-    say_unavailable(ch, SG_WORKAROUND_W2, why);
-}
-
-static int run_w2(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    return sg_w2(runner, c, &dc->d, own(f->v.max_count, &f->sh));
-}
-
-static void how_w2(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    (void)c;
-    (void)dc;
-    snprintf(how, size, "W2");
-}
-
-/* W1-B: where the chunk cuts this layout and the ranks agree (or it is one
- * window, one round), and splitting cannot change a reduction's bits. */
-static int w1b_applies(const struct choice *ch)
-{
-    int local = ch->fit->win.count == 1 && ch->fit->rounds == 1;
-    return ch->fit->cuts && (ch->agreed || local) && ch->exact;
-}
-
-static void w1b_unavailable(const struct choice *ch)
-{
-    const struct w1b_fit *fit = ch->fit;
-    char why[512];
-    if (!ch->exact)
-        snprintf(why, sizeof why, "splitting this reduction could change its result, as %s",
-                 sg_split_risk(ch->c));
-    else if (fit->too_many)
-        snprintf(why, sizeof why, "it would cut the call into more than %d sub-calls",
-                 W1B_MAX_SUBCALLS);
-    else if (fit->chunk <= 0)
-        snprintf(why, sizeof why, "the bound leaves no element of the call for a sub-call");
-    else if (!fit->cuts)
-        snprintf(why, sizeof why, "its displacement windows could not be planned");
-    else
-        snprintf(why, sizeof why,
-                 "the ranks would have to agree on its rounds and windows, which needs a "
-                 "message sent only for a routine with a bound (class G or X)");
-    say_unavailable(ch, SG_WORKAROUND_W1B, why);
-}
-
-static struct plan w1b_plan(const struct choice *ch)
-{
-    return (struct plan){PLAN_W1B, ch->fit->chunk, ch->fit->rounds, ch->fit->win.count, 0, 0};
-}
-
-static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                   const struct decision *dc)
-{
-    (void)f;
-    return sg_w1b(runner, c, &dc->d, (uint64_t)dc->plan.chunk, (uint64_t)dc->plan.rounds,
-                  dc->windows);
-}
-
-static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    (void)c;
-    const struct sg_windows *w = dc->windows;
-    if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
-        snprintf(how, size, "W1-B with displacements rebased");
-    else if (w->of == NULL)
-        snprintf(how, size, "W1-B");
-    else
-        snprintf(how, size, "W1-B over %d displacement window%s", w->count,
-                 w->count == 1 ? "" : "s");
-}
-
-static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
-                       const struct findings *f, const struct decision *dc)
-{
-    (void)f;
-    int err = sg_w1b_p2p(runner, c, &dc->d, dc->plan.chunk, dc->copy);
-    if (err == -1) { /* the other ranks take their part: the call cannot be left alone */
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
-               "%s: the blocks of at most %" PRId64 " elements span 2^32 extents or more, "
-               "which one call cannot address: the call fails (MPI_ERR_ARG)",
-               sg_routines[c->routine].name, dc->plan.chunk);
-        err = MPI_ERR_ARG;
-    }
-    return err;
-}
-
-static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    (void)c;
-    snprintf(how, size, "W1-B (blocks over %" PRId64 " point to point)", dc->plan.chunk);
-}
-
-/* W1-A: groups under a P-dependent (Type-3) bound, or following Class D's
- * windows; every rank must learn the plan, so only where they agree. */
-static int w1a_may_group(const struct choice *ch)
-{
-    return ch->agreed && ch->members >= 2 &&
-           (ch->members < (int)ch->sh->procs || ch->v->cls == SG_CLASS_D);
-}
 
 /* The runner of a plan: an I-form's starts its sub-calls, except for a
  * Fortran caller on Open MPI (whose MPI_WAIT passes the layer by). */
@@ -769,189 +509,90 @@ static struct sg_runner runner_of(const struct sg_call *c)
     return runner;
 }
 
-/* An I-form's W1-A runs only over communicators made already (w1a.h):
- * whether they are is the same on every rank. */
-#define W1A_UNMADE                                                                        \
-    "its communicators are made by a blocking call of the routine, and this non-blocking " \
-    "call does not wait for the other ranks to make them"
-static int w1a_made(const struct choice *ch)
-{
-    struct sg_runner runner = runner_of(ch->c);
-    return !runner.nonblocking ||
-           sg_w1a_made(&runner, ch->c, ch->d, ch->members, &ch->fit->win);
-}
-
-/* Whether W1-A's groups can run this call, its communicators aside; on 0
- * `*why` (when not NULL) gets sg_w1a_applies's reason where it has one. */
-static int w1a_groups_fit(const struct choice *ch, const char **why)
-{
-    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, why);
-}
-
-static int w1a_applies(const struct choice *ch)
-{
-    return w1a_groups_fit(ch, NULL) && w1a_made(ch);
-}
-
-/* W1-A's groups of a blocking call in the I-form where that form allows
- * them (`together`): each sub-call is at most the call's n over at most
- * `members`. */
-static struct plan w1a_plan(const struct choice *ch)
-{
-    struct plan p = {PLAN_W1A, ch->members, ch->fit->win.of != NULL, ch->fit->win.count, 0, 0};
-    if (!sg_is_nonblocking(ch->c->routine))
-        p.together = allows_basic(sg_in_form_of(ch->c->routine, SG_MPI_Ibcast), ch->sh->s,
-                                  ch->sh->n, (uint64_t)ch->members);
-    return p;
-}
-
-static void w1a_unavailable(const struct choice *ch)
-{
-    const char *why = "the bound does not depend on P";
-    if (w1a_groups_fit(ch, &why) && !w1a_made(ch))
-        why = W1A_UNMADE;
-    if (ch->members < 2 && ch->v->cls != SG_CLASS_X)
-        why = "no group of 2 is under the bound";
-    else if (!ch->agreed)
-        why = "the routine has no entry of its own";
-    say_unavailable(ch, SG_WORKAROUND_W1A, why);
-}
-
-static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                   const struct decision *dc)
-{
-    (void)f;
-    return sg_w1a(runner, c, &dc->d, (int)dc->plan.chunk, dc->windows);
-}
-
-static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)f;
-    (void)c;
-    snprintf(how, size, "W1-A (groups of %d)", (int)dc->plan.chunk);
-}
-
-/* W4: the entry that triggered names another algorithm of the MPI's, and
- * the call lies where the tester checked it (w4.h); only where every rank
- * sees the whole call, so that all set the variables alike. `auto` takes
- * it first where the tester measured it faster than the other workarounds
- * (avoid_seconds < workaround_seconds), else when no other applies. */
-static int w4_applies(const struct choice *ch)
-{
-    return sg_routines[ch->c->routine].knows == SG_KNOWS_ALL &&
-           sg_w4_applies(ch->v->entry, ch->sh);
-}
-
-static int w4_measured_faster(const struct choice *ch)
-{
-    const struct sg_bound_entry *e = ch->v->entry;
-    return e != NULL && e->avoid_seconds[0] != '\0' && e->workaround_seconds[0] != '\0' &&
-           strtod(e->avoid_seconds, NULL) < strtod(e->workaround_seconds, NULL);
-}
-
-static void w4_unavailable(const struct choice *ch)
-{
-    const struct sg_bound_entry *e = ch->v->entry;
-    const char *why = e == NULL || e->avoid_count == 0 ? "the entry has no avoid_with"
-                      : sg_routines[ch->c->routine].knows != SG_KNOWS_ALL
-                          ? "its ranks do not all see the whole call"
-                      : ch->sh->procs != e->procs ? "it was checked at another P"
-                                                  : "the call lies past what was checked, "
-                                                    "or its variables cannot be set (said at "
-                                                    "MPI_Init)";
-    sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
-           "%s: workaround W4 cannot apply to this call (n=%" PRIu64 ", s=%" PRIu64
-           ", P=%d: %s); using auto",
-           sg_routines[ch->c->routine].name, ch->sh->n, ch->sh->s, (int)ch->sh->procs, why);
-}
-
-static int run_w4(struct sg_runner *runner, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)dc;
-    return sg_w4(runner, c, f->v.entry);
-}
-
-static void how_w4(char *how, size_t size, const struct sg_call *c, const struct findings *f,
-                  const struct decision *dc)
-{
-    (void)c;
-    (void)dc;
-    snprintf(how, size, "W4 (%s)", sg_w4_settings(f->v.entry));
-}
-
-static const struct workaround_op workarounds[] = {
-    {SG_WORKAROUND_W3, PLAN_W3, 1, NULL, w3_applies, one_call_plan, w3_unavailable, run_w3,
-     how_w3},
-    {SG_WORKAROUND_W2, PLAN_W2, 1, NULL, w2_applies, one_call_plan, w2_unavailable, run_w2,
-     how_w2},
-    {SG_WORKAROUND_W1B, PLAN_W1B, 0, NULL, w1b_applies, w1b_plan, w1b_unavailable, run_w1b,
-     how_w1b},
-    {SG_WORKAROUND_W1A, PLAN_W1A, 0, NULL, w1a_applies, w1a_plan, w1a_unavailable, run_w1a,
-     how_w1a},
-    {SG_WORKAROUND_W4, PLAN_W4, 0, w4_measured_faster, w4_applies, one_call_plan,
-     w4_unavailable, run_w4, how_w4},
-    {SG_WORKAROUND_W1B, PLAN_W1B_P2P, 0, NULL, NULL, NULL, NULL, run_w1b_p2p, how_w1b_p2p},
+/* The workarounds in `auto`'s order of preference (each row in its own
+ * file: workarounds/workaround.h): W3, then W2 (one call each), then W1-B
+ * (rounds), then W1-A (groups: its communicators cost a creation on first
+ * use), then W4 (another algorithm: the tester checked it up to a size
+ * only), except that a row whose `first` says so for the call comes before
+ * all; W1-B point to point, without `applies`, is never chosen here
+ * (decide() takes it past a bound of Gatherv/Scatterv/Alltoallv). */
+static const struct sg_workaround_op *const workarounds[] = {
+    &sg_w3_op, &sg_w2_op, &sg_w1b_op, &sg_w1a_op, &sg_w4_op, &sg_w1b_p2p_op,
 };
 #define WORKAROUNDS (sizeof workarounds / sizeof *workarounds)
 
-static const struct workaround_op *workaround_named(enum sg_workaround name)
+static const struct sg_workaround_op *workaround_named(enum sg_workaround name)
 {
     for (size_t i = 0; i < WORKAROUNDS; i++)
-        if (workarounds[i].name == name && workarounds[i].applies != NULL)
-            return &workarounds[i];
+        if (workarounds[i]->name == name && workarounds[i]->applies != NULL)
+            return workarounds[i];
     return NULL;
 }
 
-static const struct workaround_op *workaround_of(enum plan_kind kind)
+static const struct sg_workaround_op *workaround_of(enum sg_plan_kind kind)
 {
     for (size_t i = 0; i < WORKAROUNDS; i++)
-        if (workarounds[i].kind == kind)
-            return &workarounds[i];
+        if (workarounds[i]->kind == kind)
+            return workarounds[i];
     return NULL;
 }
 
-static struct plan plan_of(const struct workaround_op *op, const struct choice *ch)
+static struct sg_plan plan_of(const struct sg_workaround_op *op, const struct sg_choice *ch)
 {
-    struct plan p = op->plan(ch);
+    struct sg_plan p = op->plan(ch);
     p.kind = op->kind;
     return p;
 }
 
+/* Where an entry names a workaround that cannot run the call: why, once
+ * per routine, and that `auto` chooses instead (or, where this MPI lacks
+ * what it needs, that the next valid one runs). */
+static void tell_unavailable(const struct sg_choice *ch, const struct sg_workaround_op *op)
+{
+    char why[512] = "";
+    const char *routine = sg_routines[ch->c->routine].name;
+    if (op->unavailable(ch, why, sizeof why) == SG_UNAVAILABLE_HERE)
+        sg_log(SG_LOG_INFO, &missing_once[ch->c->routine], "%s: %s", routine, why);
+    else
+        sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
+               "%s: workaround %s cannot apply to this call (%s); using auto", routine,
+               sg_workaround_name(op->name), why);
+}
+
 /* `reports`: this rank reports the decision (see decide). `*why` gets the
  * reason when the call is left alone. */
-static struct plan choose(const struct sg_call *c, const struct sg_rules *rules,
-                          const struct verdict *v, const struct sg_shape *sh,
-                          const struct sg_described *d, const struct w1b_fit *fit, int agreed,
+static struct sg_plan choose(const struct sg_call *c, const struct sg_rules *rules,
+                          const struct sg_call_verdict *v, const struct sg_shape *sh,
+                          const struct sg_described *d, const struct sg_w1b_fit *fit, int agreed,
                           int reports, int *why)
 {
     /* a reduction whose bits could change when split: neither W1-B nor W1-A */
-    struct choice ch = {c, rules, v, sh, d, fit, agreed, sg_split_risk(c) == NULL,
-                        w1a_members(rules, v, sh)};
+    struct sg_runner runner = runner_of(c);
+    struct sg_choice ch = {c,      rules->bounded, v, sh, d, fit, &runner, agreed,
+                           sg_split_risk(c) == NULL, w1a_members(rules, v, sh)};
     enum sg_workaround want = preferred(rules, v);
     if (want == SG_WORKAROUND_NONE)
-        return (struct plan){PLAN_PLAIN, 0, 0, 1, 0, 0};
+        return (struct sg_plan){SG_PLAN_PLAIN, 0, 0, 1, 0, 0};
     if (want != SG_WORKAROUND_AUTO) {
-        const struct workaround_op *named = workaround_named(want);
+        const struct sg_workaround_op *named = workaround_named(want);
         if (named != NULL && named->applies(&ch))
             return plan_of(named, &ch);
         if (reports && named != NULL)
-            named->unavailable(&ch);
+            tell_unavailable(&ch, named);
     }
     for (int pass = 0; pass < 2; pass++) /* those measured faster first, then in order */
         for (size_t i = 0; i < WORKAROUNDS; i++)
-            if (workarounds[i].applies != NULL &&
-                (pass == 1 || (workarounds[i].first != NULL && workarounds[i].first(&ch))) &&
-                workarounds[i].applies(&ch))
-                return plan_of(&workarounds[i], &ch);
+            if (workarounds[i]->applies != NULL &&
+                (pass == 1 || (workarounds[i]->first != NULL && workarounds[i]->first(&ch))) &&
+                workarounds[i]->applies(&ch))
+                return plan_of(workarounds[i], &ch);
     *why = !ch.exact                 ? LEFT_SPLIT_RISK
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
-           : w1a_groups_fit(&ch, NULL)
+           : sg_w1a_groups_fit(&ch)
                ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form */
                : LEFT_NO_WORKAROUND;
-    return (struct plan){PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0, 0};
+    return (struct sg_plan){SG_PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0, 0};
 }
 
 /* ---- Reports and the hot path ------------------------------------------ */
@@ -978,7 +619,7 @@ static void report_left_alone(const struct sg_call *c, const struct sg_shape *sh
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_TOO_MANY_ROUNDS],
                "%s: W1-B would cut this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d) into more "
                "than %d sub-calls" LEFT_ALONE_SUFFIX,
-               name, sh->n, sh->s, (int)sh->procs, W1B_MAX_SUBCALLS);
+               name, sh->n, sh->s, (int)sh->procs, SG_W1B_MAX_SUBCALLS);
     else if (why == LEFT_MIXED_TYPES && reports)
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_MIXED_TYPES],
                "%s: the ranks pass different datatypes for the same data (e.g. 12 doubles "
@@ -1005,7 +646,7 @@ static void report_left_alone(const struct sg_call *c, const struct sg_shape *sh
     else if (why == LEFT_W1A_UNMADE && reports)
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_W1A_UNMADE],
                "%s: only W1-A applies to this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d), and "
-               W1A_UNMADE LEFT_ALONE_SUFFIX,
+               SG_W1A_UNMADE_WORDS LEFT_ALONE_SUFFIX,
                name, sh->n, sh->s, (int)sh->procs);
 }
 
@@ -1185,7 +826,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     const struct sg_routine_info *info = &sg_routines[c->routine];
     const struct sg_shape *sh = &f->sh;
     enum sg_knows who = info->knows;
-    *dc = (struct decision){.plan = {.kind = PLAN_PLAIN, .windows = 1}, .why = -1,
+    *dc = (struct decision){.plan = {.kind = SG_PLAN_PLAIN, .windows = 1}, .why = -1,
                             .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,
                             .copy = MPI_COMM_NULL};
     dc->windows = &dc->fit.win;
@@ -1195,7 +836,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
      * their own, which the agreement compares). */
     dc->reports = who == SG_KNOWS_ROOT ? sh->is_root : sg_world.rank == 0;
     if (f->displs_lost) {
-        dc->plan.kind = PLAN_LEFT_ALONE;
+        dc->plan.kind = SG_PLAN_LEFT_ALONE;
         dc->why = LEFT_DISPLS;
     }
 
@@ -1217,7 +858,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
             f->recv.intended = f->send.intended = NULL;
             dc->why = -1;
         }
-        dc->plan.kind = PLAN_W1B_P2P;
+        dc->plan.kind = SG_PLAN_W1B_P2P;
         dc->plan.chunk = f->v.max_count > INT64_MAX ? INT64_MAX : (int64_t)f->v.max_count;
         enum sg_workaround named = preferred(&f->at, &f->v);
         if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && dc->reports)
@@ -1228,7 +869,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
                    info->name, sg_workaround_name(named));
     }
 
-    dc->triggered_here = f->v.cls >= 0 && dc->plan.kind != PLAN_LEFT_ALONE;
+    dc->triggered_here = f->v.cls >= 0 && dc->plan.kind != SG_PLAN_LEFT_ALONE;
     if (f->v.entry != NULL && f->v.entry->nodes != (uint64_t)f->spread && dc->reports)
         tell_other_spread(c, f);
     /* A message only for a routine with a bound (never for Class D, which the
@@ -1241,7 +882,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     int talks = rules->bounded && who != SG_KNOWS_ALL && !by_blocks && (!alike || f->meets_bound);
     /* Off the root of Gatherv/Scatterv the root's plan arrives below. */
     int decides = dc->triggered_here && (who != SG_KNOWS_ROOT || sh->is_root) &&
-                  dc->plan.kind != PLAN_W1B_P2P;
+                  dc->plan.kind != SG_PLAN_W1B_P2P;
     if (dc->triggered_here || talks) {
         int procs = (int)sh->procs;
         sg_describe(c, procs, sh->rank, widened(&f->send, procs), widened(&f->recv, procs),
@@ -1261,15 +902,15 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
 
 /* ---- Run ---------------------------------------------------------------- */
 
-/* Run the plan (PLAN_PLAIN and PLAN_LEFT_ALONE: the call as it is). An
+/* Run the plan (SG_PLAN_PLAIN and SG_PLAN_LEFT_ALONE: the call as it is). An
  * I-form's workaround starts its sub-calls and returns a request over them
  * (pending.h), except for a Fortran caller on Open MPI. */
 static int run(const struct sg_call *c, const struct findings *f, const struct decision *dc,
                enum sg_outcome *outcome)
 {
-    const struct workaround_op *w = workaround_of((enum plan_kind)dc->plan.kind);
+    const struct sg_workaround_op *w = workaround_of((enum sg_plan_kind)dc->plan.kind);
     *outcome = SG_OUTCOME_PLAIN;
-    if (dc->plan.kind == PLAN_LEFT_ALONE) {
+    if (dc->plan.kind == SG_PLAN_LEFT_ALONE) {
         report_left_alone(c, &f->sh, dc->why, dc->reports, dc->fit.win.count);
         /* why < 0: another rank decided, and reports the reason */
         sg_observe_left_alone(dc->why >= 0 ? left_reason_words[dc->why] : NULL);
@@ -1281,16 +922,21 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     struct sg_runner runner = runner_of(c);
     runner.together = (int)dc->plan.together; /* set for W1-A alone */
     sg_observe_workaround(sg_workaround_name(w->name));
-    int err = w->run(&runner, c, f, dc);
+    const struct sg_run_with with = {&f->v, &f->sh, &dc->d, &dc->plan, dc->windows, dc->copy};
+    int err = w->run(&runner, c, &with);
+    char words[256] = "cannot cut this rank's layout";
+    if (err == -1 && w->refused != NULL)
+        w->refused(words, sizeof words, c, &with);
+    if (err == -1 && w->refusal_fails) { /* the other ranks take their part */
+        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED], "%s: %s",
+               sg_routines[c->routine].name, words);
+        err = MPI_ERR_ARG;
+    }
     if (err == -1) { /* the workaround refused before communicating */
         sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
                "%s: %s %s, so this rank makes the call as it is "
                "(reported once; counted at MPI_Finalize)",
-               sg_routines[c->routine].name, sg_workaround_name(w->name),
-               w->name == SG_WORKAROUND_W4   ? "could not set its control variables"
-               : w->name == SG_WORKAROUND_W2 ? "cannot cut this rank's layout (one element of its "
-                                               "datatype is over the bound)"
-                                             : "cannot cut this rank's layout");
+               sg_routines[c->routine].name, sg_workaround_name(w->name), words);
         sg_observe_left_alone(left_reason_words[LEFT_REFUSED]);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
@@ -1316,7 +962,9 @@ static void report(const struct sg_call *c, const struct findings *f, const stru
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
         sg_layer()->log_level >= SG_LOG_INFO && sh->is_root && (c->root >= 0 || sh->rank == 0)) {
         char how[256];
-        workaround_of((enum plan_kind)dc->plan.kind)->how(how, sizeof how, c, f, dc);
+        const struct sg_run_with with = {&f->v, &f->sh, &dc->d, &dc->plan, dc->windows,
+                                         dc->copy};
+        workaround_of((enum sg_plan_kind)dc->plan.kind)->how(how, sizeof how, c, &with);
         sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
                sg_routines[c->routine].name,
                f->v.cls >= 0 ? sg_class_name((enum sg_class)f->v.cls) : "-", sh->n, sh->s,

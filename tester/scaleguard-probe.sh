@@ -132,7 +132,8 @@ A size whose ranks waited for CPUs that other work held (the bench's
 cpu_wait above 0.25) is not judged slow: its time is untrusted.
 
 Exit status: 0 done, 1 a routine could not be measured or a job could not be
-started (a launch error), 2 usage error.
+started (a launch error), 2 usage error (also a routine the benchmark has no
+case for: it names the routine, and no job runs).
 EOF
 }
 
@@ -260,6 +261,15 @@ else
   [[ -n ${irregular[$collective]:-} ]] || die_usage "unknown collective '$collective'"
   routines=("$collective")
 fi
+# A routine the bench has no case for (a row of the table added without
+# one) is refused by the bench as a usage error naming it: the probe's
+# error too, before any job, never recorded as the MPI's failure.
+for each in "${routines[@]}"; do
+  if ! refusal=$("$bench" --predict-memory -c "$each" -n 1 --procs 1 2>&1 >/dev/null); then
+    echo "scaleguard-probe: the benchmark cannot probe $each: ${refusal%%$'\n'*}" >&2
+    exit 2
+  fi
+done
 
 state=${state:-$output.state}
 mkdir -p "$state/logs"
@@ -716,7 +726,7 @@ job_memory() {
   ((predicted_out >= memory_limit)) || memory_out=$predicted_out
 }
 
-# The layer's n (protect/collective.c, sg_call_shape) is the bench's count
+# The layer's n (call/collective.c, sg_call_shape) is the bench's count
 # times this: where the routine reduces a packed vector (Reduce_scatter(_block))
 # the layer's n is the whole vector, P times the bench's -n (each rank's block).
 layer_scale() {

@@ -4,7 +4,7 @@
  * reader copies and retries where the count moved. One record per
  * process: where several threads call MPI at once, it shows the latest.
  *
- * A communicator is named by its identity (observe/comm_identity.h): its
+ * A communicator is named by its identity (observed/comm_identity.h): its
  * id, members and the call's number on it, the same on every member. */
 #include "record.h"
 

@@ -1,8 +1,10 @@
 /* W1-A: which calls it takes, and the algorithm for each (w1a.h). */
 #include "tuning.h"
 #include "w1a_parts.h"
+#include "workaround.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* ---- Which calls ---------------------------------------------------------- */
@@ -74,3 +76,75 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
         return w1a_reduce_by_parts(runner, c, d, columns, per_part, me);
     return w1a_rooted(runner, c, d, members, w, me);
 }
+
+/* ---- W1-A's row (workaround.h) -------------------------------------------- */
+
+/* Groups under a P-dependent (Type-3) bound, or following Class D's
+ * windows; every rank must learn the plan, so only where they agree. */
+static int w1a_may_group(const struct sg_choice *ch)
+{
+    return ch->agreed && ch->members >= 2 &&
+           (ch->members < (int)ch->sh->procs ||
+            (ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs));
+}
+
+/* An I-form's W1-A runs only over communicators made already (w1a.h):
+ * whether they are is the same on every rank. */
+static int w1a_ready(const struct sg_choice *ch)
+{
+    return !ch->runner->nonblocking ||
+           sg_w1a_made(ch->runner, ch->c, ch->d, ch->members, &ch->fit->win);
+}
+
+/* Whether W1-A's groups can run this call, its communicators aside; on 0
+ * `*why` (when not NULL) gets sg_w1a_applies's reason where it has one. */
+static int groups_fit(const struct sg_choice *ch, const char **why)
+{
+    return w1a_may_group(ch) && sg_w1a_applies(ch->c, ch->d, ch->members, why);
+}
+
+int sg_w1a_groups_fit(const struct sg_choice *ch) { return groups_fit(ch, NULL); }
+
+static int w1a_applies(const struct sg_choice *ch) { return groups_fit(ch, NULL) && w1a_ready(ch); }
+
+/* W1-A's groups of a blocking call in the I-form where that form allows
+ * them (`together`): each sub-call is at most the call's n over at most
+ * `members`. */
+static struct sg_plan w1a_plan(const struct sg_choice *ch)
+{
+    struct sg_plan p = {SG_PLAN_W1A, ch->members, ch->fit->win.of != NULL, ch->fit->win.count,
+                        0, 0};
+    if (!sg_is_nonblocking(ch->c->routine))
+        p.together = ch->runner->allows(sg_in_form_of(ch->c->routine, SG_MPI_Ibcast), ch->sh->s,
+                                        ch->sh->n, (uint64_t)ch->members);
+    return p;
+}
+
+static enum sg_unavailable w1a_unavailable(const struct sg_choice *ch, char *why, size_t size)
+{
+    const char *words = "the bound does not depend on P";
+    if (groups_fit(ch, &words) && !w1a_ready(ch))
+        words = SG_W1A_UNMADE_WORDS;
+    if (ch->members < 2 &&
+        !(ch->v->cls >= 0 && sg_classes[ch->v->cls].bounded && !sg_classes[ch->v->cls].scales))
+        words = "no group of 2 is under the bound";
+    else if (!ch->agreed)
+        words = "the routine has no entry of its own";
+    snprintf(why, size, "%s", words);
+    return SG_UNAVAILABLE_CANNOT_APPLY;
+}
+
+static int run_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_run_with *r)
+{
+    return sg_w1a(runner, c, r->d, (int)r->plan->chunk, r->windows);
+}
+
+static void how_w1a(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
+{
+    (void)c;
+    snprintf(how, size, "W1-A (groups of %d)", (int)r->plan->chunk);
+}
+
+const struct sg_workaround_op sg_w1a_op = {
+    .name = SG_WORKAROUND_W1A, .kind = SG_PLAN_W1A, .applies = w1a_applies, .plan = w1a_plan,
+    .unavailable = w1a_unavailable, .run = run_w1a, .how = how_w1a};

@@ -103,6 +103,15 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
 /* What sg_w1a returns, before communicating, when a non-blocking runner
  * finds the call's sub-communicators not made yet (see above). */
 #define SG_W1A_UNMADE (-2)
+/* Why an I-form's W1-A waits for a blocking call (the layer's words). */
+#define SG_W1A_UNMADE_WORDS                                                                   \
+    "its communicators are made by a blocking call of the routine, and this non-blocking " \
+    "call does not wait for the other ranks to make them"
+
+/* Whether W1-A's groups can run the call the layer chooses for (its row in
+ * w1a.c), whether or not its communicators are made. */
+struct sg_choice;
+int sg_w1a_groups_fit(const struct sg_choice *ch);
 
 /* Whether sg_w1a over `runner` (its `allows` as the run's) would find this
  * call's sub-communicators made: the groups worked out and looked up in

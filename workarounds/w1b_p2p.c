@@ -2,12 +2,16 @@
  * plan sent: see workarounds.h. */
 #include "workarounds.h"
 
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "workaround.h"
+
 /* The widest span one round's blocks may have from one base (as the
- * displacement windows of engine.c): every displacement >= INT_MIN and
+ * displacement windows of w1b.c): every displacement >= INT_MIN and
  * every block end <= INT_MAX. */
 #define SPAN_MAX ((int64_t)INT_MAX - (int64_t)INT_MIN)
 
@@ -262,3 +266,35 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     int kept = sg_keep(runner, free, arrays);
     return err == MPI_SUCCESS ? kept : err;
 }
+
+/* ---- W1-B point to point's row (workaround.h) ------------------------------ */
+
+/* Never chosen by `auto` or an entry (no `applies`): decide() takes it past
+ * a bound of Gatherv/Scatterv/Alltoallv. Its refusal fails the call: the
+ * other ranks take their part, so it cannot be left alone. */
+static int run_w1b_p2p(struct sg_runner *runner, const struct sg_call *c,
+                       const struct sg_run_with *r)
+{
+    return sg_w1b_p2p(runner, c, r->d, r->plan->chunk, r->copy);
+}
+
+static void refused_w1b_p2p(char *words, size_t size, const struct sg_call *c,
+                            const struct sg_run_with *r)
+{
+    (void)c;
+    snprintf(words, size,
+             "the blocks of at most %" PRId64 " elements span 2^32 extents or more, which one "
+             "call cannot address: the call fails (MPI_ERR_ARG)",
+             r->plan->chunk);
+}
+
+static void how_w1b_p2p(char *how, size_t size, const struct sg_call *c,
+                        const struct sg_run_with *r)
+{
+    (void)c;
+    snprintf(how, size, "W1-B (blocks over %" PRId64 " point to point)", r->plan->chunk);
+}
+
+const struct sg_workaround_op sg_w1b_p2p_op = {
+    .name = SG_WORKAROUND_W1B, .kind = SG_PLAN_W1B_P2P, .run = run_w1b_p2p,
+    .refused = refused_w1b_p2p, .refusal_fails = 1, .how = how_w1b_p2p};

@@ -2,8 +2,11 @@
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "w3.h"
 
+#include "workaround.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The MPI-4.0 functions (sections 6.6-6.8), from the routines' rows. */
@@ -94,3 +97,48 @@ int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
     int kept = sg_keep(runner, release_wide, w); /* the arrays live until it is done */
     return err != MPI_SUCCESS ? err : kept;
 }
+
+/* ---- W3's row (workaround.h) ---------------------------------------------- */
+
+/* Class D alone (the call's own arrays wrapped), where this MPI has the
+ * large-count function; not where the routine has a bound: its problem is
+ * inside the MPI, and the large-count function runs the same code (MPICH
+ * 4.0.2's MPI_Scatter_c crashes like MPI_Scatter). */
+static int w3_allowed(const struct sg_choice *ch)
+{
+    return ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs && !ch->bounded;
+}
+
+static int w3_applies(const struct sg_choice *ch)
+{
+    return w3_allowed(ch) && sg_w3_function(ch->c->routine) != NULL;
+}
+
+static enum sg_unavailable w3_unavailable(const struct sg_choice *ch, char *why, size_t size)
+{
+    const char *routine = sg_routines[ch->c->routine].name;
+    if (w3_allowed(ch)) {
+        snprintf(why, size,
+                 "W3 is unavailable: this MPI has no large-count %s_c; using the next valid "
+                 "workaround", routine);
+        return SG_UNAVAILABLE_HERE;
+    }
+    snprintf(why, size, "the routine has a bound: its problem is inside the MPI, whose "
+                        "large-count function runs the same code");
+    return SG_UNAVAILABLE_CANNOT_APPLY;
+}
+
+static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_run_with *r)
+{
+    return sg_w3(runner, c, r->d);
+}
+
+static void how_w3(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
+{
+    (void)r;
+    snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
+}
+
+const struct sg_workaround_op sg_w3_op = {
+    .name = SG_WORKAROUND_W3, .kind = SG_PLAN_W3, .local = 1, .applies = w3_applies,
+    .plan = sg_one_call_plan, .unavailable = w3_unavailable, .run = run_w3, .how = how_w3};

@@ -1,12 +1,14 @@
 /* W4: see w4.h. */
 #include "w4.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algorithms.h"
+#include "workaround.h"
 
 /* One variable of an entry's avoid_with, as found at the start. */
 struct setting {
@@ -213,7 +215,7 @@ int sg_w4_applies(const struct sg_bound_entry *e, const struct sg_shape *sh)
 {
     if (e == NULL || avoid_of(e) == NULL || sh->procs != e->procs)
         return 0;
-    if (e->cls == SG_CLASS_X)
+    if (!sg_classes[e->cls].scales) /* checked at the measured s and P only */
         return sh->s == e->type_size && sh->n <= e->avoid_checked;
     return sg_trigger_value(e->trigger, sh->s, sh->n, sh->procs) <=
            sg_trigger_value(e->trigger, e->type_size, e->avoid_checked, e->procs);
@@ -305,3 +307,62 @@ void sg_w4_stop(void)
         MPI_T_finalize();
     started = 0;
 }
+
+/* ---- W4's row (workaround.h) ---------------------------------------------- */
+
+/* The entry that triggered names another algorithm of the MPI's, and the
+ * call lies where the tester checked it (w4.h); only where every rank sees
+ * the whole call, so that all set the variables alike. `auto` takes it
+ * first where the tester measured it faster than the other workarounds
+ * (avoid_seconds < workaround_seconds), else when no other applies. */
+static int w4_applies(const struct sg_choice *ch)
+{
+    return sg_routines[ch->c->routine].knows == SG_KNOWS_ALL &&
+           sg_w4_applies(ch->v->entry, ch->sh);
+}
+
+static int w4_measured_faster(const struct sg_choice *ch)
+{
+    const struct sg_bound_entry *e = ch->v->entry;
+    return e != NULL && e->avoid_seconds[0] != '\0' && e->workaround_seconds[0] != '\0' &&
+           strtod(e->avoid_seconds, NULL) < strtod(e->workaround_seconds, NULL);
+}
+
+static enum sg_unavailable w4_unavailable(const struct sg_choice *ch, char *why, size_t size)
+{
+    const struct sg_bound_entry *e = ch->v->entry;
+    const char *words = e == NULL || e->avoid_count == 0 ? "the entry has no avoid_with"
+                        : sg_routines[ch->c->routine].knows != SG_KNOWS_ALL
+                            ? "its ranks do not all see the whole call"
+                        : ch->sh->procs != e->procs ? "it was checked at another P"
+                                                    : "the call lies past what was checked, "
+                                                      "or its variables cannot be set (said at "
+                                                      "MPI_Init)";
+    snprintf(why, size, "n=%" PRIu64 ", s=%" PRIu64 ", P=%d: %s", ch->sh->n, ch->sh->s,
+             (int)ch->sh->procs, words);
+    return SG_UNAVAILABLE_CANNOT_APPLY;
+}
+
+static int run_w4(struct sg_runner *runner, const struct sg_call *c, const struct sg_run_with *r)
+{
+    return sg_w4(runner, c, r->v->entry);
+}
+
+static void refused_w4(char *words, size_t size, const struct sg_call *c,
+                       const struct sg_run_with *r)
+{
+    (void)c;
+    (void)r;
+    snprintf(words, size, "could not set its control variables");
+}
+
+static void how_w4(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
+{
+    (void)c;
+    snprintf(how, size, "W4 (%s)", sg_w4_settings(r->v->entry));
+}
+
+const struct sg_workaround_op sg_w4_op = {
+    .name = SG_WORKAROUND_W4, .kind = SG_PLAN_W4, .first = w4_measured_faster,
+    .applies = w4_applies, .plan = sg_one_call_plan, .unavailable = w4_unavailable,
+    .run = run_w4, .refused = refused_w4, .how = how_w4};

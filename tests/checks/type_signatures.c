@@ -1,4 +1,4 @@
-/* sg_type_signature (protect/type_signature.c) against the standard's
+/* sg_type_signature (call/type_signature.c) against the standard's
  * notion of a type signature: datatypes built differently with the same
  * sequence of basic datatypes have the same tuple; a different sequence
  * (other basic datatypes, another order, another length) does not.

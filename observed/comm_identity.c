@@ -31,7 +31,7 @@ static void free_identity(struct sg_comm_identity *identity)
  * once it was freed. */
 static atomic_uint_fast64_t identities_freed;
 
-/* initial-exec, as SG_THREAD_LOCAL (protect/collective.h): one load */
+/* initial-exec, as SG_THREAD_LOCAL (call/collective.h): one load */
 static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     MPI_Comm comm;
     struct sg_comm_identity *identity;

@@ -1,164 +1,17 @@
-/* W1-B and W2 over the side description of workarounds.h. */
+/* W1-B over the side description of workarounds.h: in rounds, in
+ * displacement windows, by Reduces, in stages. */
 #include "workarounds.h"
 
 #include "private_comm.h"
 #include "scratch.h"
+#include "sides.h"
 #include "tuning.h"
+#include "workaround.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int is_reduction(enum sg_routine r) { return sg_routines[r].reduction; }
-
-static int is_integer(MPI_Datatype type)
-{
-    const MPI_Datatype integers[] = {
-        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
-        MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
-        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
-        MPI_UINT32_T, MPI_UINT64_T, MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4,
-        MPI_INTEGER8, MPI_AINT, MPI_OFFSET, MPI_COUNT};
-    for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
-        if (type == integers[i])
-            return 1;
-    return 0;
-}
-
-static int predefined(MPI_Datatype type)
-{
-    int integers, addresses, types, combiner;
-    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) ==
-               MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
-}
-
-const char *sg_split_risk(const struct sg_call *c)
-{
-    if (!is_reduction(c->routine))
-        return NULL;
-    MPI_Op op = c->op;
-    MPI_Datatype type = c->sendtype;
-    const char *rounding = "the grouping of its operands could change rounding";
-    const char *zeros = "MIN/MAX of floating values depend on the grouping (signed zeros, NaNs)";
-    if (!predefined(type))
-        return "its datatype is not predefined, so its operation is the user's";
-    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR ||
-        op == MPI_BXOR)
-        return NULL;
-    if (op == MPI_MINLOC || op == MPI_MAXLOC)
-        return type == MPI_2INT || type == MPI_SHORT_INT || type == MPI_LONG_INT ||
-                       type == MPI_2INTEGER
-                   ? NULL
-                   : zeros;
-    if (op == MPI_MIN || op == MPI_MAX)
-        return is_integer(type) ? NULL : zeros;
-    if (op == MPI_SUM || op == MPI_PROD)
-        return is_integer(type) ? NULL : rounding;
-    return "a user-defined operation need not be exact in another grouping";
-}
-
-int sg_type_gapless(MPI_Datatype type)
-{
-    MPI_Aint lb, extent, true_lb, true_extent;
-    int size;
-    return PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS &&
-           PMPI_Type_get_true_extent(type, &true_lb, &true_extent) == MPI_SUCCESS &&
-           PMPI_Type_size(type, &size) == MPI_SUCCESS && lb == 0 && true_lb == 0 &&
-           extent == size && true_extent == size;
-}
-
-int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_count,
-                      MPI_Datatype to_type)
-{
-    int from_size, to_size;
-    if (!sg_type_gapless(from_type) || !sg_type_gapless(to_type) ||
-        PMPI_Type_size(from_type, &from_size) != MPI_SUCCESS ||
-        PMPI_Type_size(to_type, &to_size) != MPI_SUCCESS ||
-        from_count * from_size != to_count * to_size)
-        return -1;
-    if (from_type != to_type && !(predefined(from_type) && predefined(to_type)))
-        return -1;
-    return from_count * from_size;
-}
-
-static MPI_Count type_size(MPI_Datatype type)
-{
-    MPI_Count size = 0;
-    PMPI_Type_size_x(type, &size);
-    return size;
-}
-
-/* A regular routine's side that shows the size of a block on this rank:
- * its REGULAR side, or else its own block. */
-static const struct sg_side *block_side(const struct sg_described *d)
-{
-    return d->recv.layout == SG_SIDE_REGULAR   ? &d->recv
-           : d->send.layout == SG_SIDE_REGULAR ? &d->send
-           : d->recv.layout == SG_SIDE_SINGLE  ? &d->recv
-                                               : &d->send;
-}
-
-static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displs, int rank,
-                              int by_basic)
-{
-    int single = s->layout == SG_SIDE_SINGLE;
-    uint64_t unit = 1;
-    if (by_basic && s->layout != SG_SIDE_NONE && sg_type_elements(s->type, &unit) != MPI_SUCCESS)
-        unit = 1;
-    return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
-                            .count = single ? sg_single_count(s, rank) : s->count,
-                            .counts = single ? NULL : s->counts,
-                            .displs = s->layout == SG_SIDE_V ? displs : NULL, .type = s->type,
-                            .unit = unit};
-}
-
-void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
-                 const int64_t *recv_displs, struct sg_described *d)
-{
-    const struct sg_routine_info *info = &sg_routines[c->routine];
-    struct sg_call_side send, recv;
-    sg_call_sides(c, c->root < 0 || c->root == rank, &send, &recv);
-    d->procs = procs;
-    d->per_block_factor = send.layout == SG_SIDE_PACKED ? procs : 1;
-    d->pairwise = info->pairwise;
-    d->regular = info->v_form != c->routine && !is_reduction(c->routine);
-    d->block_bytes = 0;
-    /* by the routine's row, not this rank's sides: the same on every rank */
-    d->by_basic = !is_reduction(c->routine) && info->send != SG_SIDE_V && info->recv != SG_SIDE_V;
-    d->send = side_of(&send, send_displs, rank, d->by_basic);
-    d->recv = side_of(&recv, recv_displs, rank, d->by_basic);
-    if (d->regular) {
-        const struct sg_side *side = block_side(d);
-        if (side->layout != SG_SIDE_NONE)
-            d->block_bytes = (int64_t)side->count * (int64_t)type_size(side->type);
-    }
-}
-
-static int64_t block_count(const struct sg_side *side, int i)
-{
-    return side->counts ? side->counts[i] : side->count;
-}
-
-static int64_t largest_block(const struct sg_side *side, int procs)
-{
-    switch (side->layout) {
-    case SG_SIDE_SINGLE:
-    case SG_SIDE_REGULAR:
-        return side->count * (int64_t)side->unit;
-    case SG_SIDE_V:
-    case SG_SIDE_PACKED: {
-        int64_t largest = 0;
-        for (int i = 0; i < procs; i++)
-            if (block_count(side, i) > largest)
-                largest = block_count(side, i);
-        return largest;
-    }
-    case SG_SIDE_NONE:
-        break;
-    }
-    return 0;
-}
 
 uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk)
 {
@@ -185,16 +38,6 @@ struct round_side {
     MPI_Datatype piece;   /* this round's piece as a type of its own (sg_type_range), or
                            * MPI_DATATYPE_NULL */
 };
-
-/* V sides are cut only if every piece keeps an int displacement. */
-static int v_side_fits(const struct sg_side *side, int procs)
-{
-    for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0 &&
-            (side->displs[i] < INT_MIN || side->displs[i] + side->counts[i] - 1 > INT_MAX))
-            return 0;
-    return 1;
-}
 
 /* A run of consecutive elements is copied as the bytes from the first
  * one's data to the last one's, so the data of neighbours must not
@@ -755,176 +598,60 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     return err != MPI_SUCCESS ? err : kept;
 }
 
-/* ---- W2 ------------------------------------------------------------------ */
+/* ---- W1-B's row (workaround.h) -------------------------------------------- */
 
-/* The factor W2 divides a V side by: the gcd of its non-zero counts and
- * their displacements. 0 when the side has no data at all. */
-static int64_t v_factor(const struct sg_side *side, int procs)
+/* Where the chunk cuts this layout and the ranks agree (or it is one
+ * window, one round), and splitting cannot change a reduction's bits. */
+static int w1b_applies(const struct sg_choice *ch)
 {
-    int64_t k = 0;
-    for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0)
-            k = sg_gcd(sg_gcd(k, side->counts[i]), side->displs[i]);
-    return k;
+    int local = ch->fit->win.count == 1 && ch->fit->rounds == 1;
+    return ch->fit->cuts && (ch->agreed || local) && ch->exact;
 }
 
-/* Whether a V side must change: a displacement beyond int, or a block above
- * the bound. */
-static int v_side_needs(const struct sg_side *side, int procs, uint64_t max_count)
+static enum sg_unavailable w1b_unavailable(const struct sg_choice *ch, char *why, size_t size)
 {
-    return !v_side_fits(side, procs) || (uint64_t)largest_block(side, procs) > max_count;
-}
-
-static int v_side_w2_ok(const struct sg_side *side, int procs, uint64_t max_count)
-{
-    if (!v_side_needs(side, procs, max_count))
-        return 1;
-    int64_t k = v_factor(side, procs);
-    if (k <= 1)
-        return 0;
-    for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0 && (side->displs[i] / k > INT_MAX || side->displs[i] / k < INT_MIN))
-            return 0;
-    return (uint64_t)(largest_block(side, procs) / k) <= max_count;
-}
-
-/* How many elements of Allgatherv's own message W2 makes one: as many as
- * make one of its receive side's elements, so that the send element's size
- * is the receive element's on every rank. Open MPI 4.1.4 (coll_tuned)
- * picks Allgatherv's algorithm by the send type's size times the sum of
- * recvcounts, on each rank: with the message as it is, that size shrinks by
- * the receive side's factor (at 64 MiB over 4 ranks a gatherv and a bcast,
- * twice the bare call), and where the ranks' factors differ, so do their
- * algorithms (a hang: 1 x contiguous(c) sent where the others receive c
- * elements). With it, every rank sees the bare call's size. 0 (the message
- * as it is) in place, where the receive side stays as it is, or where the
- * send side cannot be cut so: the ranks' types then differ, and so may
- * their sizes, as without the layer (refusing W2 instead could part the
- * ranks' choices where they do not talk, Class D). */
-static int64_t own_message_factor(const struct sg_described *d, uint64_t max_count)
-{
-    if (d->send.in_place || d->send.layout != SG_SIDE_SINGLE || d->recv.layout != SG_SIDE_V ||
-        !v_side_needs(&d->recv, d->procs, max_count))
-        return 0;
-    MPI_Count send_size = type_size(d->send.type);
-    int64_t bytes = v_factor(&d->recv, d->procs) * (int64_t)type_size(d->recv.type);
-    if (send_size <= 0 || bytes % send_size != 0)
-        return 0;
-    int64_t m = bytes / send_size;
-    return m <= INT_MAX && d->send.count % m == 0 ? m : 0;
-}
-
-int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_t max_count,
-                  const char **why)
-{
-    const char *refusal = NULL;
-    if (is_reduction(c->routine))
-        refusal = "an op is not defined on W2's larger elements";
-    else if (max_count == 0)
-        refusal = "the bound leaves no element of the call whole";
-    else if ((d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, d->procs, max_count)) ||
-             (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, d->procs, max_count)))
-        refusal = "the counts and displacements share no factor that brings them under the "
-                  "bound";
-    if (refusal != NULL && why != NULL)
-        *why = refusal;
-    return refusal == NULL;
-}
-
-struct big_side {
-    MPI_Datatype type;
-    int *counts, *displs;
-};
-
-/* k elements of `type` as one, in b->type. */
-static int big_element(struct big_side *b, int64_t k, MPI_Datatype type)
-{
-    int err = PMPI_Type_contiguous((int)k, type, &b->type);
-    return err == MPI_SUCCESS ? PMPI_Type_commit(&b->type) : err;
-}
-
-/* `single`: how many elements of a SINGLE side become one (0: the side as
- * it is, its count elements). */
-static int enlarge(struct big_side *b, const struct sg_side *side, int64_t single, int procs,
-                   uint64_t max_count, int *count, MPI_Datatype *type, const int **counts,
-                   const int **displs)
-{
-    b->type = MPI_DATATYPE_NULL;
-    b->counts = NULL;
-    switch (side->layout) {
-    case SG_SIDE_NONE:
-    case SG_SIDE_PACKED:
-        return MPI_SUCCESS;
-    case SG_SIDE_SINGLE:
-    case SG_SIDE_REGULAR: {
-        /* A REGULAR side's n elements become one: its extent is n extents,
-         * so block i still starts at i*n. */
-        int64_t k = side->layout == SG_SIDE_REGULAR ? side->count : single;
-        if (k == 0 || side->count == 0)
-            return MPI_SUCCESS;
-        int err = big_element(b, k, side->type);
-        if (err != MPI_SUCCESS)
-            return err;
-        *count = (int)(side->count / k);
-        *type = b->type;
-        return MPI_SUCCESS;
-    }
-    case SG_SIDE_V: {
-        /* unchanged (k = 1) still from the intended displacements */
-        int64_t k = v_side_needs(side, procs, max_count) ? v_factor(side, procs) : 1;
-        b->counts = malloc(2 * (size_t)procs * sizeof *b->counts);
-        if (b->counts == NULL)
-            return MPI_ERR_NO_MEM;
-        b->displs = b->counts + procs;
-        for (int i = 0; i < procs; i++) {
-            b->counts[i] = (int)(side->counts[i] / k);
-            b->displs[i] = side->counts[i] ? (int)(side->displs[i] / k) : 0;
-        }
-        if (k > 1) {
-            int err = big_element(b, k, side->type);
-            if (err != MPI_SUCCESS)
-                return err;
-            *type = b->type;
-        }
-        *counts = b->counts;
-        *displs = b->displs;
-        return MPI_SUCCESS;
-    }
-    }
-    return MPI_SUCCESS;
-}
-
-static void shrink(struct big_side *b)
-{
-    if (b->type != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&b->type);
-}
-
-int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
-          uint64_t max_count)
-{
-    if (!sg_w2_applies(c, d, max_count, NULL))
-        return -1;
-    struct sg_call sub = *c;
-    struct big_side send, recv;
-    int64_t single = sg_blocking_form(c->routine) == SG_MPI_Allgatherv
-                         ? own_message_factor(d, max_count)
-                         : d->send.count;
-    int err = enlarge(&send, &d->send, single, d->procs, max_count, &sub.sendcount,
-                      &sub.sendtype, &sub.sendcounts, &sub.sdispls);
-    if (err == MPI_SUCCESS)
-        err = enlarge(&recv, &d->recv, d->recv.count, d->procs, max_count, &sub.recvcount,
-                      &sub.recvtype, &sub.recvcounts, &sub.rdispls);
+    const struct sg_w1b_fit *fit = ch->fit;
+    if (!ch->exact)
+        snprintf(why, size, "splitting this reduction could change its result, as %s",
+                 sg_split_risk(ch->c));
+    else if (fit->too_many)
+        snprintf(why, size, "it would cut the call into more than %d sub-calls",
+                 SG_W1B_MAX_SUBCALLS);
+    else if (fit->chunk <= 0)
+        snprintf(why, size, "the bound leaves no element of the call for a sub-call");
+    else if (!fit->cuts)
+        snprintf(why, size, "its displacement windows could not be planned");
     else
-        recv = (struct big_side){.type = MPI_DATATYPE_NULL};
-    if (err == MPI_SUCCESS)
-        err = sg_run(runner, &sub);
-    /* MPI keeps a datatype that a started operation uses; the counts and
-     * displacements must live until it is done */
-    shrink(&send);
-    shrink(&recv);
-    int kept = sg_keep(runner, free, send.counts);
-    if (kept == MPI_SUCCESS)
-        kept = sg_keep(runner, free, recv.counts);
-    return err != MPI_SUCCESS ? err : kept;
+        snprintf(why, size,
+                 "the ranks would have to agree on its rounds and windows, which needs a "
+                 "message sent only for a routine with a bound (class G or X)");
+    return SG_UNAVAILABLE_CANNOT_APPLY;
 }
+
+static struct sg_plan w1b_plan(const struct sg_choice *ch)
+{
+    return (struct sg_plan){SG_PLAN_W1B, ch->fit->chunk, ch->fit->rounds, ch->fit->win.count, 0, 0};
+}
+
+static int run_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_run_with *r)
+{
+    return sg_w1b(runner, c, r->d, (uint64_t)r->plan->chunk, (uint64_t)r->plan->rounds,
+                  r->windows);
+}
+
+static void how_w1b(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
+{
+    (void)c;
+    const struct sg_windows *w = r->windows;
+    if (w->of == NULL && (w->rebase[0] != 0 || w->rebase[1] != 0))
+        snprintf(how, size, "W1-B with displacements rebased");
+    else if (w->of == NULL)
+        snprintf(how, size, "W1-B");
+    else
+        snprintf(how, size, "W1-B over %d displacement window%s", w->count,
+                 w->count == 1 ? "" : "s");
+}
+
+const struct sg_workaround_op sg_w1b_op = {
+    .name = SG_WORKAROUND_W1B, .kind = SG_PLAN_W1B, .applies = w1b_applies, .plan = w1b_plan,
+    .unavailable = w1b_unavailable, .run = run_w1b, .how = how_w1b};

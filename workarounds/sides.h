@@ -1,0 +1,64 @@
+/* What the side description (describe.c), W1-B (w1b.c) and W2 (w2.c)
+ * share of a struct sg_side: private to workarounds/. */
+#ifndef SCALEGUARD_SIDES_H
+#define SCALEGUARD_SIDES_H
+
+#include <limits.h>
+
+#include "workarounds.h"
+
+static inline int is_reduction(enum sg_routine r) { return sg_routines[r].reduction; }
+
+static inline MPI_Count type_size(MPI_Datatype type)
+{
+    MPI_Count size = 0;
+    PMPI_Type_size_x(type, &size);
+    return size;
+}
+
+/* A regular routine's side that shows the size of a block on this rank:
+ * its REGULAR side, or else its own block. */
+static inline const struct sg_side *block_side(const struct sg_described *d)
+{
+    return d->recv.layout == SG_SIDE_REGULAR   ? &d->recv
+           : d->send.layout == SG_SIDE_REGULAR ? &d->send
+           : d->recv.layout == SG_SIDE_SINGLE  ? &d->recv
+                                               : &d->send;
+}
+
+static inline int64_t block_count(const struct sg_side *side, int i)
+{
+    return side->counts ? side->counts[i] : side->count;
+}
+
+static inline int64_t largest_block(const struct sg_side *side, int procs)
+{
+    switch (side->layout) {
+    case SG_SIDE_SINGLE:
+    case SG_SIDE_REGULAR:
+        return side->count * (int64_t)side->unit;
+    case SG_SIDE_V:
+    case SG_SIDE_PACKED: {
+        int64_t largest = 0;
+        for (int i = 0; i < procs; i++)
+            if (block_count(side, i) > largest)
+                largest = block_count(side, i);
+        return largest;
+    }
+    case SG_SIDE_NONE:
+        break;
+    }
+    return 0;
+}
+
+/* V sides are cut only if every piece keeps an int displacement. */
+static inline int v_side_fits(const struct sg_side *side, int procs)
+{
+    for (int i = 0; i < procs; i++)
+        if (side->counts[i] > 0 &&
+            (side->displs[i] < INT_MIN || side->displs[i] + side->counts[i] - 1 > INT_MAX))
+            return 0;
+    return 1;
+}
+
+#endif
