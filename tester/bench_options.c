@@ -15,8 +15,8 @@ static void usage(FILE *out)
             "usage: " PROGRAM " -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]\n"
             "                        [--root R] [--inplace] [--sparse] [--reverse] [--pmpi]\n"
             "                        [--fatal] [--late SECONDS] [--blocking-first]\n"
-            "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE] --procs P\n"
-            "                        [--root R] [--inplace] [--sparse]\n"
+            "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]\n"
+            "                        --procs P [--root R] [--inplace] [--sparse]\n"
             "\n"
             "Runs one of the 26 collectives (MPI_Bcast ... MPI_Ireduce_scatter_block) at each\n"
             "COUNT in turn (ascending, each 0..INT_MAX; it stops at the first that does not\n"
@@ -46,7 +46,7 @@ static void usage(FILE *out)
             "                          on a duplicate of MPI_COMM_WORLD made after it\n"
             "      --predict-memory    print bytes_total=N bytes_max_rank=M, the buffer bytes\n"
             "                          of that call over --procs P ranks and on the largest\n"
-            "                          rank, without running MPI\n"
+            "                          rank, without running MPI; a line per COUNT\n"
             "  -h, --help              this text\n"
             "      --version           the version of ScaleGuard\n"
             "\n"
@@ -232,8 +232,6 @@ int parse_options(int argc, char **argv, struct options *o)
     if (o->predict) {
         if (o->procs < 0)
             return bad_usage("--predict-memory needs --procs P");
-        if (o->ncounts != 1)
-            return bad_usage("--predict-memory takes one COUNT");
         if (o->root >= o->procs)
             return bad_usage("bad --root %d: not a rank of --procs %d", o->root, o->procs);
     } else if (o->procs >= 0) {

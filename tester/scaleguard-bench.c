@@ -4,7 +4,7 @@
  *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
  *                    [--root R] [--inplace] [--sparse] [--reverse] [--pmpi] [--fatal]
  *                    [--late SECONDS] [--blocking-first] [--cvar NAME=VALUE]...
- *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT [-s TYPE_SIZE]
+ *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
  * ROUTINE is any of the 26 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
@@ -842,33 +842,37 @@ static uint64_t sparse_touched(uint64_t bytes, uint64_t procs)
 }
 
 /* --predict-memory: the buffers of that call over P ranks, from buffer_bytes()
- * (with --sparse the pages of the send buffers that are touched). */
+ * (with --sparse the pages of the send buffers that are touched), one line
+ * per count, in their order. */
 static int predict(const struct options *o)
 {
-    struct buffer_bytes root, other = {0, 0};
     enum sg_routine routine = (enum sg_routine)o->routine;
-    uint64_t total, max, root_bytes, other_bytes = 0, others;
-    int overflow =
-        buffer_bytes(routine, (uint64_t)o->counts[0], o->type_size, (uint64_t)o->procs, 1,
-                     o->inplace, &root) != 0 ||
-        (o->procs > 1 && buffer_bytes(routine, (uint64_t)o->counts[0], o->type_size,
-                                      (uint64_t)o->procs, 0, o->inplace, &other) != 0);
-    if (!overflow && o->sparse) {
-        root.send = sparse_touched(root.send, (uint64_t)o->procs);
-        other.send = sparse_touched(other.send, (uint64_t)o->procs);
+    for (size_t i = 0; i < o->ncounts; i++) {
+        struct buffer_bytes root, other = {0, 0};
+        uint64_t total, max, root_bytes, other_bytes = 0, others, count = (uint64_t)o->counts[i];
+        int overflow =
+            buffer_bytes(routine, count, o->type_size, (uint64_t)o->procs, 1, o->inplace, &root) !=
+                0 ||
+            (o->procs > 1 && buffer_bytes(routine, count, o->type_size, (uint64_t)o->procs, 0,
+                                          o->inplace, &other) != 0);
+        if (!overflow && o->sparse) {
+            root.send = sparse_touched(root.send, (uint64_t)o->procs);
+            other.send = sparse_touched(other.send, (uint64_t)o->procs);
+        }
+        overflow =
+            overflow || __builtin_add_overflow(root.send, root.recv, &root_bytes) ||
+            __builtin_add_overflow(other.send, other.recv, &other_bytes) ||
+            __builtin_mul_overflow(other_bytes, (uint64_t)(o->procs - 1), &others) ||
+            __builtin_add_overflow(root_bytes, others, &total);
+        if (overflow) {
+            fprintf(stderr, PROGRAM ": --predict-memory: more than 2^64 bytes at n=%llu\n",
+                    (unsigned long long)count);
+            return BENCH_USAGE;
+        }
+        max = root_bytes > other_bytes ? root_bytes : other_bytes;
+        printf("bytes_total=%llu bytes_max_rank=%llu\n", (unsigned long long)total,
+               (unsigned long long)max);
     }
-    overflow =
-        overflow || __builtin_add_overflow(root.send, root.recv, &root_bytes) ||
-        __builtin_add_overflow(other.send, other.recv, &other_bytes) ||
-        __builtin_mul_overflow(other_bytes, (uint64_t)(o->procs - 1), &others) ||
-        __builtin_add_overflow(root_bytes, others, &total);
-    if (overflow) {
-        fprintf(stderr, PROGRAM ": --predict-memory: more than 2^64 bytes\n");
-        return BENCH_USAGE;
-    }
-    max = root_bytes > other_bytes ? root_bytes : other_bytes;
-    printf("bytes_total=%llu bytes_max_rank=%llu\n", (unsigned long long)total,
-           (unsigned long long)max);
     return fflush(stdout) == 0 ? BENCH_PASS : BENCH_USAGE;
 }
 

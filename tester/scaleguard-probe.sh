@@ -658,6 +658,24 @@ buffer_bytes() {
 # 4.1.4's Reduce_scatter makes every page of the send buffer resident and
 # holds 1.5 times the vector of its own: a peak per rank of 2 to 2.25 times
 # the dense buffers).
+# know_buffer_bytes P S N...: buffer_bytes of these ascending counts (dense
+# data) asked of the bench at once, one exec for all.
+know_buffer_bytes() {
+  local procs=$1 size=$2 lines i
+  shift 2
+  local args=(--predict-memory -c "$routine" -n "$(IFS=,; echo "$*")" -s "$size" --procs "$procs")
+  ((inplace)) && args+=(--inplace)
+  mapfile -t lines < <("$bench" "${args[@]}")
+  if ((${#lines[@]} != $#)); then
+    echo "scaleguard-probe: $bench ${args[*]}: ${#lines[@]} lines, not one per count" >&2
+    exit 1
+  fi
+  for ((i = 1; i <= $#; i++)); do
+    lines[i - 1]=${lines[i - 1]#*bytes_total=}
+    buffer_bytes_known["$routine $inplace $procs $size ${!i} 0"]=${lines[i - 1]%% *}
+  done
+}
+
 # (static_bytes P S N [SPARSE]: predicted_out.)
 static_bytes() {
   local procs=$1 size=$2 n=$3 sparse=${4:-0}
@@ -906,8 +924,11 @@ search() {
   # the memory limit as predicted when its job starts: after a large job the
   # prediction is the measured one (predicted_bytes).
   local n=$start_count stop_reason="INT_MAX" limit=$time_limit passed=0 first_fail=0 group
-  local alone=0 unreached
+  local alone=0 unreached doubling=()
   ((cap < INT_MAX)) && stop_reason="--max-count $cap"
+  for ((; n < cap; n = 2 * n)); do doubling+=("$n"); done
+  know_buffer_bytes "$p" "$s" "${doubling[@]}" "$cap"
+  n=$start_count
   while :; do
     if ! fits "$p" "$s" "$n"; then
       stop_reason="the memory limit ($memory_limit bytes) at n=$n"
