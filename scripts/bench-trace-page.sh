@@ -31,26 +31,11 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 median() { sort -n | sed -n 2p; }
-port=$((20000 + RANDOM % 20000))
-chromedriver --port="$port" >"$work/driver.log" 2>&1 &
-driver=$!
+# shellcheck source=tests/viewer/webdriver.sh
+. tests/viewer/webdriver.sh
+driver=''
 trap 'kill "$driver" 2>/dev/null; rm -rf "$work"' EXIT
-base=http://127.0.0.1:$port
-for _ in $(seq 100); do
-  curl -s "$base/status" | grep -q '"ready": *true' && break
-  sleep 0.1
-done
-call() { # call METHOD PATH [JSON]: the response
-  if [[ $# -eq 3 ]]; then
-    curl -s -X "$1" -H 'Content-Type: application/json' -d "$3" "$base$2"
-  else
-    curl -s -X "$1" "$base$2"
-  fi
-}
-run() { # run JS: what the script returns, as a string
-  call POST "/session/$session/execute/sync" "{\"script\":\"return String((function(){$1})())\",\"args\":[]}" |
-    sed -n 's/.*"value": *"\([^"]*\)".*/\1/p'
-}
+start_webdriver
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 rows=""
 # the floor: a page that only says when its script ran
@@ -71,8 +56,7 @@ for procs in empty 16 256 1024; do
   fi
   for _ in 1 2 3; do
     began=$(date +%s.%N)
-    session=$(call POST /session '{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"binary":"/usr/bin/chromium","args":["--headless=new","--no-sandbox","--disable-gpu","--window-size=1400,1000"]}}}}' |
-      grep -o '"sessionId": *"[^"]*"' | sed 's/.*: *"\(.*\)"/\1/')
+    session=$(new_session)
     [[ -n $session ]] || { echo "bench-trace-page: chromedriver opened no session" >&2; exit 1; }
     call POST "/session/$session/url" "{\"url\":\"file://$dir/trace.html\"}" >/dev/null
     first=$(run 'return document.body.dataset.firstDrawMs')

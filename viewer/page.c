@@ -70,6 +70,19 @@ static void write_calls_json(const struct trace *t, FILE *out)
     fputc(']', out);
 }
 
+/* The communicators, a JSON array (the model's and the page's alike). */
+static void write_comms_json(const struct trace *t, FILE *out)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < t->comm_count; i++) {
+        fprintf(out, "%s{\"id\":\"%016" PRIx64 "\",\"size\":%d,\"members\":", i ? "," : "",
+                t->comms[i].id, t->comms[i].size);
+        put_json_string(out, t->comms[i].members);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 static void write_data(const struct trace *t, const struct graph *g, FILE *out)
 {
     fputs("{\"job\":", out);
@@ -84,14 +97,9 @@ static void write_data(const struct trace *t, const struct graph *g, FILE *out)
                 r ? "," : "", r, f->calls, f->whole ? "true" : "false", f->pvars, f->events,
                 f->lost);
     }
-    fputs("],\n\"comms\":[", out);
-    for (size_t i = 0; i < t->comm_count; i++) {
-        fprintf(out, "%s{\"id\":\"%016" PRIx64 "\",\"size\":%d,\"members\":", i ? "," : "",
-                t->comms[i].id, t->comms[i].size);
-        put_json_string(out, t->comms[i].members);
-        fputc('}', out);
-    }
-    fputs("],\n\"edges\":", out);
+    fputs("],\n\"comms\":", out);
+    write_comms_json(t, out);
+    fputs(",\n\"edges\":", out);
     write_edges_json(g, out);
     fputs(",\n\"calls\":", out);
     write_calls_json(t, out);
@@ -199,14 +207,9 @@ static void write_page_data(const struct trace *t, const struct graph *g, int wi
         fprintf(out, "%s{\"calls\":%" PRId64 ",\"whole\":%s}", r ? "," : "", f->calls,
                 f->whole ? "true" : "false");
     }
-    fputs("],\n\"comms\":[", out);
-    for (size_t i = 0; i < t->comm_count; i++) {
-        fprintf(out, "%s{\"id\":\"%016" PRIx64 "\",\"size\":%d,\"members\":", i ? "," : "",
-                t->comms[i].id, t->comms[i].size);
-        put_json_string(out, t->comms[i].members);
-        fputc('}', out);
-    }
-    fputs("],\n\"keys\":[", out);
+    fputs("],\n\"comms\":", out);
+    write_comms_json(t, out);
+    fputs(",\n\"keys\":[", out);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         fprintf(out, "%s\"%s\"", k ? "," : "", keys[k]);
     fputs("],\n\"edges\":", out);

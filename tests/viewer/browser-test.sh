@@ -57,22 +57,9 @@ text_forms() { # text_forms RANK...: their text forms into $work/lines, each lin
     done >"$work/lines"
 }
 
-port=$((20000 + RANDOM % 20000))
-chromedriver --port="$port" >"$work/driver.log" 2>&1 &
-driver=$!
-base=http://127.0.0.1:$port
-for _ in $(seq 100); do
-    curl -s "$base/status" | grep -q '"ready": *true' && break
-    sleep 0.1
-done
-call() { # call METHOD PATH [JSON]: the response
-    if [ $# -eq 3 ]; then
-        curl -s -X "$1" -H 'Content-Type: application/json' -d "$3" "$base$2"
-    else
-        curl -s -X "$1" "$base$2"
-    fi
-}
-value_of() { sed -n 's/.*"value": *"\([^"]*\)".*/\1/p'; }
+# shellcheck source=tests/viewer/webdriver.sh
+. "$(dirname "$0")/webdriver.sh"
+start_webdriver
 element() { # element CSS: its WebDriver id
     call POST "/session/$session/element" "{\"using\":\"css selector\",\"value\":\"$1\"}" |
         grep -o '"element-6066-11e4-a52e-4f735466cecf": *"[^"]*"' | sed 's/.*: *"\(.*\)"/\1/'
@@ -85,9 +72,6 @@ click() {
     call POST "/session/$session/element/$id/click" '{}' >/dev/null
 }
 open() { call POST "/session/$session/url" "{\"url\":\"$1\"}" >/dev/null; }
-run() { # run JS: what the script (a function body, no double quotes) returns, as a string
-    call POST "/session/$session/execute/sync" "{\"script\":\"return String((function(){$1})())\",\"args\":[]}" | value_of
-}
 pointer() { # pointer X Y [down]: the mouse to the page's point X,Y (and a click there)
     local press=""
     [ "${3:-}" = down ] && press=',{"type":"pointerDown","button":0},{"type":"pointerUp","button":0}'
@@ -100,8 +84,7 @@ pixel() { # pixel CANVAS X Y: its colour as #rrggbb
     run "const d = document.getElementById('$1').getContext('2d').getImageData($2, $3, 1, 1).data; return '#' + [d[0], d[1], d[2]].map((v) => v.toString(16).padStart(2, '0')).join('')"
 }
 
-session=$(call POST /session '{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"binary":"/usr/bin/chromium","args":["--headless=new","--no-sandbox","--disable-gpu","--window-size=1400,1000"]}}}}' |
-    grep -o '"sessionId": *"[^"]*"' | sed 's/.*: *"\(.*\)"/\1/')
+session=$(new_session)
 [ -n "$session" ] || fail "chromedriver opened no session: $(cat "$work/driver.log")"
 sending='^MPI_(Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Sendrecv|Sendrecv_replace)$'
 
