@@ -1195,10 +1195,9 @@ spread_search() {
   chosen=$(words_named avoid_with "${one_node_avoid[$inplace:$p]}")
   if [[ -n $chosen ]]; then
     # as W4's trial ran it (try_algorithms): MPICH's fallback off
-    local setting=${chosen#avoid_with=} pair
+    local setting=${chosen#avoid_with=}
     local bench_extra=() tag="#$setting"
-    [[ $setting != MPIR_CVAR_* ]] || bench_extra=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
-    for pair in ${setting//,/ }; do bench_extra+=(--cvar "$pair"); done
+    algorithm_args "$setting" 1
     run_job "$limit" 0 1 "$fail"
     bench_extra=() tag=''
     if [[ ${outcome[$inplace.$nodes:$p:$s#$setting:$fail]:-} == pass ]]; then
@@ -1267,6 +1266,17 @@ trial_slow() {
     -v floor=$SLOW_MIN_SECONDS 'BEGIN { exit !(t >= floor && t / n > f * tr / nr) }'
 }
 
+# algorithm_args SETTING FALLBACK_OFF: bench_extra (the caller's) for a job
+# under SETTING (NAME=VALUE[,NAME=VALUE]); with FALLBACK_OFF 1 and MPICH's
+# variables, its fallback off first: an algorithm that does not apply errs
+# instead of running the default.
+algorithm_args() {
+  local pair
+  bench_extra=()
+  [[ $2 == 0 || $1 != MPIR_CVAR_* ]] || bench_extra=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
+  for pair in ${1//,/ }; do bench_extra+=(--cvar "$pair"); done
+}
+
 # try_algorithms SAFE FAIL SCALE: W4's trial of the search under way (its
 # locals: classified, found, limit, cap, mode, by bash's dynamic scope), at the
 # bench's counts SAFE (passed) and FAIL (the first that failed). Each value
@@ -1289,8 +1299,6 @@ try_algorithms() {
     echo "probe: $routine: W4: the MPI offers no choice of algorithm here"
     return 0
   fi
-  local fallback=()
-  [[ $cvar != MPIR_CVAR_* ]] || fallback=(--cvar MPIR_CVAR_COLLECTIVE_FALLBACK=0)
   # the settings to try, NAME=VALUE[,NAME=VALUE]: each value, and where one
   # runs the I-form (MPICH's nb), it with each of the I-form's algorithms
   local settings=() labels=() inner icvar
@@ -1307,11 +1315,11 @@ try_algorithms() {
       settings+=("$cvar=$value,$icvar=${each%% *}") labels+=("${label%% *} + ${each#* }")
     done
   done
-  local k setting pair
+  local k setting
   for k in "${!settings[@]}"; do
     setting=${settings[$k]}
-    local bench_extra=("${fallback[@]}") tag="#$setting"
-    for pair in ${setting//,/ }; do bench_extra+=(--cvar "$pair"); done
+    local bench_extra=() tag="#$setting"
+    algorithm_args "$setting" 1
     run_job "$limit" 0 1 "$fail"
     local got=${outcome[$inplace.$nodes:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace.$nodes:$p:$s$tag:$fail]:-}
     ! trial_slow "$fail" "$secs" || got=slow
@@ -1326,7 +1334,7 @@ try_algorithms() {
     return 0
   fi
   local bench_extra=() tag="#$best" checked=$fail n=$((2 * fail))
-  for pair in ${best//,/ }; do bench_extra+=(--cvar "$pair"); done
+  algorithm_args "$best" 0
   local job_limit
   job_limit=$(next_limit "$(awk -v t="$best_seconds" 'BEGIN { print 2 * t }')")
   while ((n <= cap)) && fits "$p" "$s" "$n"; do
