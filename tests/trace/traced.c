@@ -5,7 +5,7 @@
  * MPI_ANY_SOURCE) completed by MPI_Waitall, MPI_Sendrecv, collectives on
  * MPI_COMM_WORLD and on a duplicate of it, and a Gatherv (which an INI may
  * have W1-B run). `kill` ends rank 0 before MPI_Finalize, once every other
- * rank's trace (SCALEGUARD_TRACE) has its end line: the launcher then ends
+ * rank's trace (SCALEGUARD_TRACE) has its end record: the launcher then ends
  * the others, which must have written theirs. */
 #include <mpi.h>
 #include <stdio.h>
@@ -19,18 +19,26 @@ static const char *const names[COUNTED] = {
     "MPI_Sendrecv", "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast", "MPI_Gatherv"};
 static int tally[COUNTED];
 
-/* Whether the trace file of `rank` in `dir` has its end line. */
+/* Whether the trace file of `rank` in `dir` ends with its end record: the
+ * text "end CALLS SECONDS.NANOSECONDS", padded with zero bytes, last in the
+ * binary file (trace/recorder.c, sg_trace_stop). */
 static int trace_ended(const char *dir, int rank)
 {
-    char path[4096], line[4096];
-    int ended = 0;
+    char path[4096], tail[128 + 1] = {0};
     snprintf(path, sizeof path, "%s/rank-%d.sgtrace", dir, rank);
-    FILE *file = fopen(path, "r");
-    while (file != NULL && fgets(line, sizeof line, file) != NULL)
-        ended = strncmp(line, "end ", 4) == 0;
-    if (file != NULL)
-        fclose(file);
-    return ended;
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return 0;
+    size_t got = 0;
+    if (fseek(file, -(long)(sizeof tail - 1), SEEK_END) == 0 || fseek(file, 0, SEEK_SET) == 0)
+        got = fread(tail, 1, sizeof tail - 1, file);
+    fclose(file);
+    size_t at = got;
+    while (at > 0 && tail[at - 1] == '\0')
+        at--;
+    while (at > 0 && tail[at - 1] != '\0' && strchr("0123456789. ", tail[at - 1]) != NULL)
+        at--;
+    return at >= 3 && memcmp(tail + at - 3, "end", 3) == 0;
 }
 
 static void check(int err, const char *what)
