@@ -2,7 +2,9 @@
 # Sourced by the page's browser tests (browser-test.sh) and its benchmark
 # (scripts/bench-trace-page.sh): a chromedriver of their own and the few
 # WebDriver requests they make of Debian's headless Chromium. Needs `work`
-# (a private folder: the driver's log goes there).
+# (a private folder the caller removes: the driver's log goes there, and
+# the browser's profile and temporary folders, which it would otherwise
+# leave in /tmp, 6 MiB a session).
 #   start_webdriver      chromedriver on a free port: sets driver (its pid)
 #                        and base (its address); returns once it is ready
 #   call METHOD PATH [JSON]  a request: the response
@@ -13,7 +15,8 @@
 
 start_webdriver() {
     local port=$((20000 + RANDOM % 20000))
-    chromedriver --port="$port" >"$work/driver.log" 2>&1 &
+    mkdir -p "$work/tmp"
+    TMPDIR=$work/tmp chromedriver --port="$port" >"$work/driver.log" 2>&1 &
     driver=$!
     base=http://127.0.0.1:$port
     for _ in $(seq 100); do
