@@ -348,6 +348,11 @@ inplace=0 # the form of the search under way
 # A W4 trial's job (try_algorithms): more bench arguments, in its journal key,
 # and a tag that keeps its outcomes apart from the MPI's own choice's.
 bench_extra=() tag=''
+# Whether a job of one size that reaches its limit runs again with twice it
+# (run_job). Not a W4 trial's: a trial that hangs only loses W4 a choice
+# (the INI gets no algorithm it did not see pass), and a hanging algorithm
+# cost each trial three limits, 8 minutes of the main job's 738 MB Scatter.
+retry_at_limit=1
 # When the last job of this search slot (the driver, or a campaign's task)
 # ended: the next job's journal line gets the driver's own time since.
 slot_free_since=''
@@ -505,7 +510,7 @@ run_job() {
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
       "$(spread_shown)" "$s" "$shown" "$limit")"
     launch "$limit" "$memory" "$log" "${bench_args[@]}"
-    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)); then
+    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)); then
       # A loaded machine must not write a false bound: a hang is a job that
       # reaches its limit twice, the second time a longer one. (A job of
       # several sizes that reaches its limit judges none: search runs the
@@ -1196,7 +1201,7 @@ spread_search() {
   if [[ -n $chosen ]]; then
     # as W4's trial ran it (try_algorithms): MPICH's fallback off
     local setting=${chosen#avoid_with=}
-    local bench_extra=() tag="#$setting"
+    local bench_extra=() tag="#$setting" retry_at_limit=0
     algorithm_args "$setting" 1
     run_job "$limit" 0 1 "$fail"
     bench_extra=() tag=''
@@ -1318,7 +1323,7 @@ try_algorithms() {
   local k setting
   for k in "${!settings[@]}"; do
     setting=${settings[$k]}
-    local bench_extra=() tag="#$setting"
+    local bench_extra=() tag="#$setting" retry_at_limit=0
     algorithm_args "$setting" 1
     run_job "$limit" 0 1 "$fail"
     local got=${outcome[$inplace.$nodes:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace.$nodes:$p:$s$tag:$fail]:-}
