@@ -349,9 +349,10 @@ inplace=0 # the form of the search under way
 # and a tag that keeps its outcomes apart from the MPI's own choice's.
 bench_extra=() tag=''
 # Whether a job of one size that reaches its limit runs again with twice it
-# (run_job). Not a W4 trial's: a trial that hangs only loses W4 a choice
-# (the INI gets no algorithm it did not see pass), and a hanging algorithm
-# cost each trial three limits, 8 minutes of the main job's 738 MB Scatter.
+# (run_job). Not a job of a W4 setting (a trial, the spread's check of W4's
+# choice): one that hangs only loses W4 a choice (the INI gets no algorithm
+# it did not see pass), and a hanging algorithm cost each trial three
+# limits, 8 minutes of the main job's 738 MB Scatter.
 retry_at_limit=1
 # When the last job of this search slot (the driver, or a campaign's task)
 # ended: the next job's journal line gets the driver's own time since.
@@ -1320,12 +1321,17 @@ try_algorithms() {
       settings+=("$cvar=$value,$icvar=${each%% *}") labels+=("${label%% *} + ${each#* }")
     done
   done
-  local k setting
+  # A trial's limit: 2/5 of the search's (which is 5x the last passing job's
+  # time), never below --time-limit. An algorithm more than twice as slow as
+  # the MPI's own choice is no choice W4 would keep, and a hanging one costs
+  # the limit (16 minutes at 5x for Open MPI's Reduce_scatter of 1 GiB).
+  local k setting trial_limit=$((limit * 2 / 5))
+  ((trial_limit >= time_limit)) || trial_limit=$time_limit
   for k in "${!settings[@]}"; do
     setting=${settings[$k]}
     local bench_extra=() tag="#$setting" retry_at_limit=0
     algorithm_args "$setting" 1
-    run_job "$limit" 0 1 "$fail"
+    run_job "$trial_limit" 0 1 "$fail"
     local got=${outcome[$inplace.$nodes:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace.$nodes:$p:$s$tag:$fail]:-}
     ! trial_slow "$fail" "$secs" || got=slow
     echo "probe: $routine: W4 trial $setting (${labels[$k]}) at n=$fail: $got${secs:+ in $secs s}"
