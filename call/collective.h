@@ -1,10 +1,10 @@
 /* Every intercepted collective, described once.
  *
- * A call is captured into a `struct sg_call` (one layout for all 26
+ * A call is captured into a `struct sg_call` (one layout for all 30
  * routines), and can be replayed through any table of entry points: the real
  * PMPI functions, or the next library in the preload chain. Wrapper
  * libraries (libscaleguard.so, the fault-injecting test preload) instantiate
- * SG_COLLECTIVES with their own handler instead of copying 26 signatures. */
+ * SG_COLLECTIVES with their own handler instead of copying 30 signatures. */
 #ifndef SCALEGUARD_COLLECTIVE_H
 #define SCALEGUARD_COLLECTIVE_H
 

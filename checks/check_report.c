@@ -167,7 +167,7 @@ static void compose(char *out, const struct sg_check_facts *all, int procs,
                              ? "passing MPI_IN_PLACE off the root, where only the root may"
                              : "passing MPI_IN_PLACE for the buffer that never takes it");
         append(out, "MPI_IN_PLACE where the standard does not allow it: ");
-    } else if (!info->rooted && DIFFERS(send_in_place)) {
+    } else if (info->in_place_alike && DIFFERS(send_in_place)) {
         for (int r = 0; r < procs; r++)
             snprintf(values[r], VALUE_LENGTH, "%s",
                      all[r].send_in_place ? "passing MPI_IN_PLACE" : "not");

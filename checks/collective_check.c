@@ -234,8 +234,8 @@ static int measure(const struct sg_call *c, uint64_t call_number, int procs, int
     const struct sg_routine_info *info = &sg_routines[c->routine];
     struct sg_call_side send, recv;
     sides_of(c, call_number, rank, &send, &recv, facts);
-    /* Of a routine without a root, MPI_IN_PLACE on every rank or on none. */
-    int every_rank_alike = info->in_place && !info->rooted;
+    /* MPI_IN_PLACE on every rank or on none (routines.h: in_place_alike). */
+    int every_rank_alike = info->in_place_alike;
     uint64_t how = (uint64_t)(uint32_t)facts->root << 8 | (uint64_t)facts->op;
     mine[SLOT_CALL] = sg_signature_mix(sg_signature_mix((uint64_t)c->routine + 1) ^ how) ^
                       (uint64_t)(every_rank_alike && facts->send_in_place);

@@ -54,12 +54,14 @@ static const char usage[] =
     "         n_s found at (TYPE_SIZE, PROCS). RUNS_2P and RUNS_2S are the outcomes of\n"
     "         the verification runs at (s, 2P) and (2s, P), four letters p (passed),\n"
     "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
-    "routines prints the 26 collectives a bounds file may name, one per line, each\n"
+    "routines prints the 30 collectives a bounds file may name, one per line, each\n"
     "         followed by 'irregular' (a v-routine, Class D possible) or 'regular',\n"
-    "         by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place', and by the\n"
+    "         by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place', by the\n"
     "         layouts of its sides, send=L recv=L, each none, single (one block),\n"
     "         regular (P blocks), v (P blocks at displacements) or packed (P blocks\n"
-    "         of the whole vector that Reduce_scatter reduces).\n"
+    "         of the whole vector that Reduce_scatter reduces), and by what it\n"
+    "         reduces=R: none (it moves data), to-root, to-all, scattered, prefix\n"
+    "         (Scan) or exclusive-prefix (Exscan).\n"
     "\n"
     "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
 
@@ -330,11 +332,19 @@ int main(int argc, char **argv)
                                               [SG_SIDE_REGULAR] = "regular",
                                               [SG_SIDE_V] = "v",
                                               [SG_SIDE_PACKED] = "packed"};
+        static const char *const reduces[] = {[SG_REDUCES_NONE] = "none",
+                                              [SG_REDUCES_TO_ROOT] = "to-root",
+                                              [SG_REDUCES_TO_ALL] = "to-all",
+                                              [SG_REDUCES_SCATTERED] = "scattered",
+                                              [SG_REDUCES_PREFIX] = "prefix",
+                                              [SG_REDUCES_EXCLUSIVE_PREFIX] =
+                                                  "exclusive-prefix"};
         for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-            printf("%s %s %s send=%s recv=%s\n", sg_routines[r].name,
+            printf("%s %s %s send=%s recv=%s reduces=%s\n", sg_routines[r].name,
                    sg_routines[r].irregular ? "irregular" : "regular",
                    sg_routines[r].in_place ? "in-place" : "no-in-place",
-                   layouts[sg_routines[r].send], layouts[sg_routines[r].recv]);
+                   layouts[sg_routines[r].send], layouts[sg_routines[r].recv],
+                   reduces[sg_routines[r].reduces]);
         return 0;
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);

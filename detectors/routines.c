@@ -5,15 +5,23 @@
 #define SG_IS_V(side) (SG_SIDE_##side == SG_SIDE_V)
 #define SG_HAS_BLOCKS(side) (SG_SIDE_##side == SG_SIDE_REGULAR || SG_SIDE_##side == SG_SIDE_V)
 
+#define SG_IS_PREFIX(reduces)                                                                   \
+    (SG_REDUCES_##reduces == SG_REDUCES_PREFIX ||                                               \
+     SG_REDUCES_##reduces == SG_REDUCES_EXCLUSIVE_PREFIX)
+
 const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
-#define SG_ROUTINE_INFO(name_, send_, recv_, in_place_, rooted_, reduction_, v_form_)           \
+#define SG_ROUTINE_INFO(name_, send_, recv_, in_place_, rooted_, reduces_, v_form_)             \
     {.name = #name_,                                                                            \
      .send = SG_SIDE_##send_,                                                                   \
      .recv = SG_SIDE_##recv_,                                                                   \
      .in_place_side = SG_IN_PLACE_##in_place_,                                                  \
      .rooted = rooted_,                                                                         \
-     .reduction = reduction_,                                                                   \
+     .reduces = SG_REDUCES_##reduces_,                                                          \
      .v_form = SG_##v_form_,                                                                    \
+     .reduction = SG_REDUCES_##reduces_ != SG_REDUCES_NONE,                                     \
+     .prefix = SG_IS_PREFIX(reduces_),                                                          \
+     .in_place_alike =                                                                          \
+         SG_IN_PLACE_##in_place_ != SG_IN_PLACE_NONE && !rooted_ && !SG_IS_PREFIX(reduces_),    \
      .displs = (enum sg_displs)(SG_IS_V(send_) * SG_DISPLS_SEND | SG_IS_V(recv_) * SG_DISPLS_RECV), \
      .irregular = SG_IS_V(send_) || SG_IS_V(recv_),                                             \
      .in_place = SG_IN_PLACE_##in_place_ != SG_IN_PLACE_NONE,                                   \

@@ -15,8 +15,13 @@
  *                  the other side is the root's alone (Gather's receive
  *                  side), and only the root may pass MPI_IN_PLACE
  *   rooted         1 when the routine has a root
- *   reduction      1 when it combines with an MPI_Op (an in-place side keeps
- *                  its layout: its data are in the receive buffer)
+ *   reduces        what it delivers when it combines with an MPI_Op (enum
+ *                  sg_reduces without SG_REDUCES_): NONE (it moves data),
+ *                  TO_ROOT, TO_ALL, SCATTERED (each rank its block), PREFIX
+ *                  (rank r: ranks 0..r) or EXCLUSIVE_PREFIX (ranks 0..r-1;
+ *                  rank 0's receive buffer is left undefined). A reduction's
+ *                  in-place side keeps its layout: its data are in the
+ *                  receive buffer
  *   v_form, ...    the routine with counts and displacements per rank that
  *                  moves the same blocks (Scatter: Scatterv), in both forms,
  *                  or the family itself where there is none
@@ -48,13 +53,13 @@
 #include <stddef.h>
 
 #define SG_FAMILY_LIST(F, X)                                                                    \
-    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, 0, Bcast, Ibcast,                                \
+    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, NONE, Bcast, Ibcast,                             \
       (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),                \
       (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                                \
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = buffer, .recvbuf = buffer, .sendcount = count, .recvcount = count,             \
       .sendtype = datatype, .recvtype = datatype, .root = root, .comm = comm)                   \
-    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, 0, Scatterv, Iscatterv,                   \
+    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,                \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                          \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,   \
@@ -62,7 +67,7 @@
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
       .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                 \
-    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, 0, Scatterv, Iscatterv,                       \
+    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,                    \
       (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,  \
        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),           \
       (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcount,            \
@@ -74,7 +79,7 @@
       .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,    \
       .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root,           \
       .comm = comm)                                                                             \
-    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, 0, Gatherv, Igatherv,                       \
+    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, NONE, Gatherv, Igatherv,                    \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                          \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,   \
@@ -82,7 +87,7 @@
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
       .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                 \
-    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, 0, Gatherv, Igatherv,                           \
+    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, NONE, Gatherv, Igatherv,                        \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,             \
        MPI_Comm comm),                                                                          \
@@ -95,14 +100,14 @@
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
       .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,          \
       .comm = comm)                                                                             \
-    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, 0, Allgatherv, Iallgatherv,           \
+    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, NONE, Allgatherv, Iallgatherv,        \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
        int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                    \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm),  \
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
       .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                   \
-    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, 0, Allgatherv, Iallgatherv,               \
+    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, NONE, Allgatherv, Iallgatherv,            \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),       \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,            \
@@ -114,14 +119,14 @@
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
       .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = -1,            \
       .comm = comm)                                                                             \
-    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, 0, Alltoallv, Ialltoallv,              \
+    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, NONE, Alltoallv, Ialltoallv,           \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
        int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                    \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm),  \
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
       .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                   \
-    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, 0, Alltoallv, Ialltoallv,                        \
+    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, NONE, Alltoallv, Ialltoallv,                     \
       (const void *sendbuf, const int sendcounts[], const int sdispls[],                        \
        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],       \
        MPI_Datatype recvtype, MPI_Comm comm),                                                   \
@@ -134,21 +139,21 @@
       .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,   \
       .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,   \
       .root = -1, .comm = comm)                                                                 \
-    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, 1, Reduce, Ireduce,                          \
+    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, TO_ROOT, Reduce, Ireduce,                    \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
        int root, MPI_Comm comm),                                                                \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),             \
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = root, .comm = comm)         \
-    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, 1, Allreduce, Iallreduce,              \
+    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, TO_ALL, Allreduce, Iallreduce,         \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
        MPI_Comm comm),                                                                          \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
-    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, 1, Reduce_scatter,           \
+    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, SCATTERED, Reduce_scatter,   \
       Ireduce_scatter,                                                                          \
       (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,       \
        MPI_Op op, MPI_Comm comm),                                                               \
@@ -156,17 +161,31 @@
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .sendtype = datatype,   \
       .recvtype = datatype, .op = op, .root = -1, .comm = comm)                                 \
-    F(X, Reduce_scatter_block, Ireduce_scatter_block, PACKED, SINGLE, SEND, 0, 1,               \
+    F(X, Reduce_scatter_block, Ireduce_scatter_block, PACKED, SINGLE, SEND, 0, SCATTERED,       \
       Reduce_scatter, Ireduce_scatter,                                                          \
       (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,     \
        MPI_Comm comm),                                                                          \
       (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                      \
       NO_LARGE_COUNT, (), (),                                                                   \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = recvcount, .recvcount = recvcount,   \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
+    F(X, Scan, Iscan, SINGLE, SINGLE, SEND, 0, PREFIX, Scan, Iscan,                             \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
+       MPI_Comm comm),                                                                          \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
+    F(X, Exscan, Iexscan, SINGLE, SINGLE, SEND, 0, EXCLUSIVE_PREFIX, Exscan, Iexscan,           \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
+       MPI_Comm comm),                                                                          \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
+      NO_LARGE_COUNT, (), (),                                                                   \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)
 
 /* SG_ROUTINE_LIST(X) expands X(name, send, recv, in_place_side, rooted,
- * reduction, v_form) for each of the 26 routines, e.g.
+ * reduces, v_form) for each of the 30 routines, e.g.
  * X(MPI_Igatherv, SINGLE, V, ..., MPI_Igatherv), in enum order. */
 #define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
 #define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, ...)                        \
@@ -191,6 +210,15 @@ enum sg_layout {
 enum sg_knows { SG_KNOWS_ALL, SG_KNOWS_ROOT, SG_KNOWS_OWN };
 enum sg_displs { SG_DISPLS_NONE, SG_DISPLS_SEND, SG_DISPLS_RECV, SG_DISPLS_BOTH };
 enum sg_in_place_side { SG_IN_PLACE_NONE, SG_IN_PLACE_SEND, SG_IN_PLACE_RECV };
+/* What a reduction delivers (the row's `reduces`). */
+enum sg_reduces {
+    SG_REDUCES_NONE,
+    SG_REDUCES_TO_ROOT,          /* the whole reduction, at the root */
+    SG_REDUCES_TO_ALL,           /* the whole reduction, on every rank */
+    SG_REDUCES_SCATTERED,        /* block r of the whole reduction, on rank r */
+    SG_REDUCES_PREFIX,           /* on rank r, the reduction over ranks 0..r */
+    SG_REDUCES_EXCLUSIVE_PREFIX, /* over ranks 0..r-1; rank 0's result undefined */
+};
 /* Table V: s*n bytes, or s*n*P (a side of P blocks of n) */
 enum sg_global_buffer { SG_GLOBAL_SN, SG_GLOBAL_SNP };
 
@@ -205,9 +233,16 @@ struct sg_routine_info {
     const char *name;
     enum sg_layout send, recv;
     enum sg_in_place_side in_place_side;
-    int rooted, reduction;
+    int rooted;
+    enum sg_reduces reduces;
     enum sg_routine v_form;
     /* derived from the above */
+    int reduction; /* reduces other than NONE */
+    /* a prefix (PREFIX, EXCLUSIVE_PREFIX): each rank's result depends on the
+     * ranks' order, and each rank's MPI_IN_PLACE is its own (the standard
+     * asks it of every rank or none only where all get one result) */
+    int prefix;
+    int in_place_alike; /* MPI_IN_PLACE on every rank or none: in_place, no root, no prefix */
     enum sg_displs displs; /* the V sides */
     int irregular, in_place; /* displs and in_place_side other than NONE */
     enum sg_knows knows;

@@ -34,13 +34,6 @@ static void warn_on_rank0(void *context, const char *message)
         sg_log(SG_LOG_WARN, NULL, "%s", message);
 }
 
-/* Whether routine r takes MPI_IN_PLACE on every rank or none (sg_rules_of):
- * the routines without a root. */
-static int in_place_everywhere(enum sg_routine r)
-{
-    return sg_routines[r].in_place && !sg_routines[r].rooted;
-}
-
 /* Whether some entry of `rules` has a bound, the smallest bound, and on
  * how many spreads the entries were measured. */
 static void summarise(struct sg_rules *rules)
@@ -329,7 +322,7 @@ static void load_layer(void)
         layer.loaded.not_in_place[r].entries = next;
         for (size_t i = 0; i < layer.bounds.count; i++) {
             const struct sg_bound_entry *e = &layer.bounds.entries[i];
-            int in_place_only = e->inplace && in_place_everywhere(e->routine);
+            int in_place_only = e->inplace && sg_routines[e->routine].in_place_alike;
             if (e->routine == (enum sg_routine)r && !in_place_only)
                 *next++ = e;
         }

@@ -100,10 +100,12 @@ int sg_protect_prepare_world(void);
 /* The entries that apply to call c. An inplace = yes entry was measured on
  * the MPI_IN_PLACE form. Allgather(v), Alltoall(v), Allreduce,
  * Reduce_scatter(_block) and their I-forms take MPI_IN_PLACE on every rank
- * or none, so every rank knows: the entry applies to in-place calls only.
- * Where only the root passes it (Gather(v), Scatter(v), Reduce, I-forms),
- * the other ranks cannot tell, and all must decide alike: the entry applies
- * to every call (the conservative reading). Bcast has no in-place form. */
+ * or none (in_place_alike), so every rank knows: the entry applies to
+ * in-place calls only. Where only the root passes it (Gather(v),
+ * Scatter(v), Reduce, I-forms) or each rank for itself (Scan, Exscan,
+ * I-forms), a rank cannot tell what the others pass, and all must decide
+ * alike: the entry applies to every call (the conservative reading). Bcast
+ * has no in-place form. */
 static inline const struct sg_rules *sg_rules_of(const struct sg_layer *layer,
                                                  const struct sg_call *c)
 {

@@ -18,13 +18,14 @@ static void usage(FILE *out)
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]\n"
             "                        --procs P [--root R] [--inplace] [--sparse]\n"
             "\n"
-            "Runs one of the 26 collectives (MPI_Bcast ... MPI_Ireduce_scatter_block) at each\n"
+            "Runs one of the 30 collectives (MPI_Bcast ... MPI_Iexscan) at each\n"
             "COUNT in turn (ascending, each 0..INT_MAX; it stops at the first that does not\n"
             "pass), validating every element delivered; rank 0 prints one line per size.\n"
             "\n"
             "  -c, --routine ROUTINE   the collective, e.g. MPI_Gatherv\n"
             "  -n, --count COUNT,...   elements of one message (per rank; v-routines: each\n"
-            "                          rank's block; Bcast, Reduce, Allreduce: the vector)\n"
+            "                          rank's block; Bcast and the reductions to the root,\n"
+            "                          to all and prefixes: the vector)\n"
             "  -s, --type-size S       unsigned elements of 1, 2, 4 or 8 bytes (default 1)\n"
             "  -i, --iters I           calls per size, each validated (default 1)\n"
             "  -R, --root R            root of the rooted routines (default 0)\n"
@@ -150,7 +151,7 @@ int parse_options(int argc, char **argv, struct options *o)
         case 'c':
             o->routine = sg_routine_by_name(optarg);
             if (o->routine < 0)
-                return bad_usage("unknown ROUTINE \"%s\" in -c (one of the 26, e.g. MPI_Gatherv)",
+                return bad_usage("unknown ROUTINE \"%s\" in -c (one of the 30, e.g. MPI_Gatherv)",
                                  optarg);
             break;
         case 'n':

@@ -7,13 +7,15 @@
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
- * ROUTINE is any of the 26 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
+ * ROUTINE is any of the 30 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
  * count of one message (per rank for the rooted and all-to-all routines,
  * every rank's block for the v-routines and Reduce_scatter, the whole vector
- * for Bcast, Reduce and Allreduce), at most INT_MAX. Several ascending COUNTs
+ * for Bcast, Reduce, Allreduce, Scan and Exscan), at most INT_MAX. Several ascending COUNTs
  * run in that order in one job, which stops at the first that does not pass.
  * Elements are unsigned integers of TYPE_SIZE bytes (1, 2, 4, 8; default 1);
- * reductions use MPI_SUM, with contributions small enough never to overflow.
+ * reductions use MPI_SUM, with contributions small enough never to overflow;
+ * each rank checks the result the routine delivers to it (routines.h:
+ * reduces), none where MPI leaves it undefined (Exscan's rank 0).
  *
  * For each size, rank 0 prints one line once the size is finished:
  *   scaleguard-bench: routine=R count=N type_size=S procs=P root=R inplace=0|1
@@ -110,6 +112,7 @@ static enum sg_routine family_of(enum sg_routine routine)
 static const enum sg_routine families_with_a_case[] = {
     SG_MPI_Bcast,     SG_MPI_Scatterv, SG_MPI_Gatherv,   SG_MPI_Allgatherv,
     SG_MPI_Alltoallv, SG_MPI_Reduce,   SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
+    SG_MPI_Scan,      SG_MPI_Exscan,
 };
 
 int bench_has_case(enum sg_routine routine)
@@ -247,12 +250,28 @@ static struct pattern contribution(const struct bench *b, int r)
     return p;
 }
 
-/* The sum over all ranks of their contributions. */
-static struct pattern reduced(const struct bench *b)
+/* The sum of the contributions of ranks 0 .. ranks - 1. */
+static struct pattern reduced(const struct bench *b, int ranks)
 {
     struct pattern p = contribution(b, 0);
-    p.terms = b->procs;
+    p.terms = ranks;
     return p;
+}
+
+/* How many ranks' contributions, from rank 0 on, rank `r`'s result of the
+ * reduction sums (routines.h: what it delivers); 0 where it gets none or
+ * an undefined one. */
+static int reduced_ranks(const struct bench *b, int r)
+{
+    switch (sg_routines[b->routine].reduces) {
+    case SG_REDUCES_TO_ROOT: return r == b->root ? b->procs : 0;
+    case SG_REDUCES_TO_ALL:
+    case SG_REDUCES_SCATTERED: return b->procs;
+    case SG_REDUCES_PREFIX: return r + 1;
+    case SG_REDUCES_EXCLUSIVE_PREFIX: return r;
+    case SG_REDUCES_NONE: break;
+    }
+    return 0;
 }
 
 /* Where a message carries no data (--sparse): 0. */
@@ -556,20 +575,25 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         break;
     }
     case SG_MPI_Reduce:
-    case SG_MPI_Allreduce: {
-        int rooted = b->family == SG_MPI_Reduce;
-        int gets = !rooted || is_root;
-        int in_place = b->inplace && gets; /* the input is in recvbuf */
-        void *input = in_place ? recv : send;
+    case SG_MPI_Allreduce:
+    case SG_MPI_Scan:
+    case SG_MPI_Exscan: {
+        int ranks = reduced_ranks(b, me);
+        int in_place = b->inplace && (is_root || !sg_routines[b->routine].rooted);
+        void *input = in_place ? recv : send; /* in place: the input is in recvbuf */
         const void *sbuf = in_place ? MPI_IN_PLACE : send;
         fill(b, input, 0, n, contribution(b, me));
-        if (rooted)
+        if (b->family == SG_MPI_Reduce)
             TIMED(Reduce, Ireduce, sbuf, recv, b->count, t, MPI_SUM, root, comm);
-        else
+        else if (b->family == SG_MPI_Allreduce)
             TIMED(Allreduce, Iallreduce, sbuf, recv, b->count, t, MPI_SUM, comm);
+        else if (b->family == SG_MPI_Scan)
+            TIMED(Scan, Iscan, sbuf, recv, b->count, t, MPI_SUM, comm);
+        else
+            TIMED(Exscan, Iexscan, sbuf, recv, b->count, t, MPI_SUM, comm);
         k.buf = recv;
-        if (gets)
-            check(&k, 0, 0, checked(err, n), reduced(b));
+        if (ranks > 0) /* none off Reduce's root; Exscan's rank 0 gets an undefined one */
+            check(&k, 0, 0, checked(err, n), reduced(b, ranks));
         break;
     }
     case SG_MPI_Reduce_scatter: {
@@ -582,7 +606,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
             TIMED(Reduce_scatter_block, Ireduce_scatter_block, sbuf, recv, b->count, t,
                   MPI_SUM, comm);
         k.buf = recv;
-        check(&k, 0, (uint64_t)me * n, checked(err, n), reduced(b));
+        check(&k, 0, (uint64_t)me * n, checked(err, n), reduced(b, reduced_ranks(b, me)));
         break;
     }
     default: /* refused before MPI started (bench_has_case) */

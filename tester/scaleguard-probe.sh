@@ -249,11 +249,12 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flo
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=() has_in_place=() packed=()
-while read -r name kind form send _; do
+declare -A irregular=() has_in_place=() packed=() reduction=()
+while read -r name kind form send _ reduces _; do
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
   has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
   packed[$name]=$([[ $send == send=packed ]] && echo 1 || echo 0)
+  reduction[$name]=$([[ $reduces != reduces=none ]] && echo 1 || echo 0)
 done < <("$ini_tool" routines)
 if [[ $collective == all ]]; then
   mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1)
@@ -685,7 +686,7 @@ know_buffer_bytes() {
 # (static_bytes P S N [SPARSE]: predicted_out.)
 static_bytes() {
   local procs=$1 size=$2 n=$3 sparse=${4:-0}
-  if [[ ${routine,,} == *reduce* ]]; then
+  if ((reduction[$routine])); then
     buffer_bytes "$procs" "$size" "$n"
     buffers_out=$((buffers_out * 9 / 4))
   else

@@ -28,6 +28,8 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
     const char *reason = NULL;
     if (info->pairwise)
         reason = "Alltoall(v) is excluded from W1-A (paper Table X)";
+    else if (info->prefix)
+        reason = "a prefix over groups is not the prefix over the communicator";
     else if (info->reduction)
         reason = sg_split_risk(c);
     else if (!info->rooted && sg_extent_of(c->recvtype) <= 0)

@@ -49,6 +49,9 @@
  *    Reduce) or Allgatherv broken at those sizes (runner->allows), the two
  *    Allreduce steps.
  *
+ * Never for Alltoall(v) (paper Table X) nor the prefixes (Scan, Exscan and
+ * I-forms): a prefix over groups is not the prefix over the communicator.
+ *
  * The sub-communicators are made once per parent communicator and partition
  * and cached on the parent (an attribute): a repeated call creates none, and
  * freeing the parent frees them. They are created with

@@ -157,7 +157,12 @@ int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_cou
 
 /* W1-B: run the call as `rounds` sub-calls of the same routine (a regular
  * one: of its v-form) per window (Alltoall: per pairing), each moving at most
- * `chunk` elements of every block of that window; the Reduce_scatter family
+ * `chunk` elements of every block of that window. A reduction is
+ * elementwise whatever it delivers (to the root, to all, scattered, a
+ * prefix, Exscan's exclusive one): element i of its result combines
+ * element i of the ranks' inputs alone, so its pieces of the count, one
+ * count for both buffers and one datatype on every rank, give the call's
+ * result where sg_split_risk allows the split; the Reduce_scatter family
  * where the MPI reduces faster by Reduce (tuning.h), as one Reduce per block
  * and round, and else its I-forms round after round (sg_w1b_staged). A rank without a V side
  * needs only w->count and w->mine. Returns an MPI error code, or -1 (before

@@ -72,6 +72,13 @@ static void op(void)
     MPI_Allreduce(&x, &y, 1, MPI_INT, rank == 2 ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
 }
 
+/* A prefix: rank 1 passes another op to MPI_Exscan. */
+static void exscan_op(void)
+{
+    int x = rank, y = 0;
+    MPI_Exscan(&x, &y, 1, MPI_INT, rank == 1 ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+}
+
 static void user_op(void)
 {
     MPI_Op sum;
@@ -168,6 +175,7 @@ static const struct {
     {"blocking_and_i_form", blocking_and_i_form},
     {"root", root},
     {"op", op},
+    {"exscan_op", exscan_op},
     {"user_op", user_op},
     {"signature", signature},
     {"in_place_off_root", in_place_off_root},

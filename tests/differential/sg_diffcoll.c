@@ -13,7 +13,7 @@
  * (seed, call, world rank, send|recv), so bytes the call must not touch
  * (holes inside an element, gaps between blocks) are checked too.
  *
- * What the calls cover: all 26 collectives; MPI_COMM_WORLD, a dup, and two
+ * What the calls cover: all 30 collectives; MPI_COMM_WORLD, a dup, and two
  * halves of it (the upper one in reverse rank order); MPI_CHAR, MPI_INT,
  * MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
  * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8
@@ -50,7 +50,8 @@
  * gaps included) followed by its send region (which must be unchanged).
  * Exceptions, where the standard leaves bytes undefined: with MPI_IN_PLACE,
  * Reduce_scatter(_block) only digests the rank's result block (the rest of
- * the receive buffer held the input). Buffers that are insignificant on a
+ * the receive buffer held the input); Exscan's rank 0 digests no receive
+ * buffer (its result is undefined). Buffers that are insignificant on a
  * rank (e.g. recvbuf of Gather on a non-root) are passed as NULL and not
  * digested. Two runs of the same seed and rank count must give identical
  * files, whatever algorithm the MPI (or a workaround) picks: only exact
@@ -148,6 +149,8 @@ enum base {
     B_ALLREDUCE,
     B_REDUCE_SCATTER,
     B_REDUCE_SCATTER_BLOCK,
+    B_SCAN,
+    B_EXSCAN,
     NBASE
 };
 #define NROUTINES (2 * NBASE) /* routine = 2 * base + nonblocking */
@@ -162,6 +165,8 @@ static const char *const routine_names[NROUTINES] = {
     "MPI_Reduce",         "MPI_Ireduce",         "MPI_Allreduce",
     "MPI_Iallreduce",     "MPI_Reduce_scatter",  "MPI_Ireduce_scatter",
     "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
+    "MPI_Scan",           "MPI_Iscan",           "MPI_Exscan",
+    "MPI_Iexscan",
 };
 
 static int is_reduction(int base)
@@ -978,6 +983,27 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
         c->rarg = c->rbuf;
         break;
     }
+
+    case B_SCAN:
+    case B_EXSCAN: { /* rank me: the reduction over ranks 0 .. me (Exscan: me - 1) */
+        int ranks = c->base == B_SCAN ? me + 1 : me;
+        c->scount = cnt;
+        alloc_recv(c, region_bytes(t, cnt));
+        if (ranks > 0)
+            place_reduced(c->rexp, t, 0, cnt, c->rks, ranks, 0, oi);
+        else
+            c->rcheck = 0; /* Exscan's rank 0: undefined */
+        c->rarg = c->rbuf;
+        if (c->inplace) {
+            place(c->rbuf, t, 0, cnt, c->rks[me], 0, oi);
+            c->sarg = MPI_IN_PLACE;
+        } else {
+            alloc_send(c, region_bytes(t, cnt));
+            place(c->sbuf, t, 0, cnt, c->rks[me], 0, oi);
+            c->sarg = c->sbuf;
+        }
+        break;
+    }
     }
 
     if (c->sbuf) {
@@ -1032,7 +1058,9 @@ static long layer_count(const struct call *c)
     }
     case B_REDUCE_SCATTER_BLOCK: return (long)c->rcount * c->p;
     case B_REDUCE:
-    case B_ALLREDUCE: return c->scount; /* the vector's count */
+    case B_ALLREDUCE:
+    case B_SCAN:
+    case B_EXSCAN: return c->scount; /* the vector's count */
     default: return c->rcount;          /* Bcast, Allgather, Alltoall */
     }
 }
@@ -1135,6 +1163,12 @@ static void issue(struct call *c)
         break;
     case 2 * B_REDUCE_SCATTER_BLOCK + 1:
         rc = MPI_Ireduce_scatter_block(c->sarg, c->rarg, c->rcount, dt, op, comm, rq);
+        break;
+    case 2 * B_SCAN: rc = MPI_Scan(c->sarg, c->rarg, c->scount, dt, op, comm); break;
+    case 2 * B_SCAN + 1: rc = MPI_Iscan(c->sarg, c->rarg, c->scount, dt, op, comm, rq); break;
+    case 2 * B_EXSCAN: rc = MPI_Exscan(c->sarg, c->rarg, c->scount, dt, op, comm); break;
+    case 2 * B_EXSCAN + 1:
+        rc = MPI_Iexscan(c->sarg, c->rarg, c->scount, dt, op, comm, rq);
         break;
     }
     if (rc != MPI_SUCCESS)

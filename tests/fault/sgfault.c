@@ -1,7 +1,7 @@
 /* libsgfault.so: a test preload that makes chosen MPI collectives fail the
  * way a real scaling bug does once a trigger is exceeded (README.md here).
  *
- * It defines both MPI_* and PMPI_* for the 26 collectives, so the sub-calls a
+ * It defines both MPI_* and PMPI_* for the 30 collectives, so the sub-calls a
  * PMPI layer above it (libscaleguard.so) issues are checked as well, and
  * forwards to the next definition in lookup order (the MPI library). */
 #include "collective.h"

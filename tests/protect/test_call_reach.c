@@ -1,4 +1,4 @@
-/* The hot path's one comparison is sound: for random calls of all 26
+/* The hot path's one comparison is sound: for random calls of all 30
  * routines on every rank (random counts up to INT_MAX, datatypes of one,
  * two and mixed-size basic elements, of none, in place or not, each rank as
  * root), sg_call_reach is at least every trigger value of the call's shape

@@ -3,7 +3,8 @@
  * MPI_Xxx N"), which check-trace.sh compares with the rank's trace file.
  * A ring of MPI_Send/MPI_Recv, MPI_Isend/MPI_Irecv (one from
  * MPI_ANY_SOURCE) completed by MPI_Waitall, MPI_Sendrecv, collectives on
- * MPI_COMM_WORLD and on a duplicate of it, and a Gatherv (which an INI may
+ * MPI_COMM_WORLD and on a duplicate of it (the prefixes Scan and Exscan
+ * among them), and a Gatherv (which an INI may
  * have W1-B run). `kill` ends rank 0 before MPI_Finalize, once every other
  * rank's trace (SCALEGUARD_TRACE) has its end record: the launcher then ends
  * the others, which must have written theirs. */
@@ -13,10 +14,13 @@
 #include <string.h>
 #include <time.h>
 
-enum { SEND, RECV, ISEND, IRECV, WAITALL, SENDRECV, BARRIER, ALLREDUCE, BCAST, GATHERV, COUNTED };
+enum {
+    SEND, RECV, ISEND, IRECV, WAITALL, SENDRECV, BARRIER, ALLREDUCE, BCAST, SCAN, EXSCAN, GATHERV,
+    COUNTED
+};
 static const char *const names[COUNTED] = {
-    "MPI_Send",  "MPI_Recv",    "MPI_Isend",   "MPI_Irecv", "MPI_Waitall",
-    "MPI_Sendrecv", "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast", "MPI_Gatherv"};
+    "MPI_Send",      "MPI_Recv",  "MPI_Isend", "MPI_Irecv",  "MPI_Waitall", "MPI_Sendrecv",
+    "MPI_Barrier",   "MPI_Allreduce", "MPI_Bcast", "MPI_Scan", "MPI_Exscan", "MPI_Gatherv"};
 static int tally[COUNTED];
 
 /* Whether the trace file of `rank` in `dir` ends with its end record: the
@@ -128,6 +132,12 @@ int main(int argc, char **argv)
         tally[BCAST]++;
         if (sum != procs || word != 42)
             check(MPI_ERR_OTHER, "the collectives' data");
+        int upto = 0, before = 0; /* ranks 0..rank, 0..rank-1 (rank 0: undefined) */
+        check(MPI_Scan(&one, &upto, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Scan");
+        check(MPI_Exscan(&one, &before, 1, MPI_INT, MPI_SUM, dup), "MPI_Exscan");
+        tally[SCAN]++, tally[EXSCAN]++;
+        if (upto != rank + 1 || (rank > 0 && before != rank))
+            check(MPI_ERR_OTHER, "the prefixes' data");
 
         int block[8], *gathered = rank == 0 ? malloc(8 * (size_t)procs * sizeof(int)) : NULL;
         int *counts = malloc((size_t)procs * sizeof(int)), *displs = malloc((size_t)procs * sizeof(int));

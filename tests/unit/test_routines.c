@@ -1,12 +1,13 @@
-/* The routine table (detectors/routines.h) is consistent: 26 routines, each
+/* The routine table (detectors/routines.h) is consistent: 30 routines, each
  * family a blocking routine and its I-form next to it (named MPI_I + the
  * blocking name, lower-cased after the I), the forms told apart by
  * sg_is_nonblocking alone; a v-form is its own v-form, of the same form,
- * and reduces where the routine does; only a v-routine's
+ * and reduces where the routine does, delivering the same; only a v-routine's
  * layout can be seen by fewer than all ranks, and only a rooted one's by the
  * root alone; names round-trip through sg_routine_by_name; what follows
  * from the layouts (displacement sides, who sees the layout, pairwise,
- * Table V's global buffer) is what the routines are. */
+ * Table V's global buffer; a reduction, a prefix, MPI_IN_PLACE on every
+ * rank or none) is what the routines are. */
 #include <ctype.h>
 
 #include "check.h"
@@ -14,7 +15,7 @@
 
 int main(void)
 {
-    CHECK_U64(SG_ROUTINE_COUNT, 26);
+    CHECK_U64(SG_ROUTINE_COUNT, 30);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
@@ -33,13 +34,13 @@ int main(void)
             const struct sg_routine_info *b = &sg_routines[r - 1];
             CHECK(info->global_buffer == b->global_buffer && info->irregular == b->irregular &&
                   info->in_place == b->in_place && info->rooted == b->rooted &&
-                  info->reduction == b->reduction && info->knows == b->knows &&
+                  info->reduces == b->reduces && info->knows == b->knows &&
                   info->v_form == (enum sg_routine)(b->v_form | 1));
         }
         const struct sg_routine_info *v = &sg_routines[info->v_form];
         CHECK_U64(v->v_form, info->v_form); /* a v-form is its own */
         CHECK_U64(sg_is_nonblocking(info->v_form), r % 2);
-        CHECK_U64(v->reduction, info->reduction);
+        CHECK_U64(v->reduces, info->reduces);
         CHECK(info->knows == SG_KNOWS_ALL || info->irregular);
         CHECK(info->knows != SG_KNOWS_ROOT || info->rooted);
     }
@@ -49,7 +50,22 @@ int main(void)
         CHECK_U64(info->irregular, info->send == SG_SIDE_V || info->recv == SG_SIDE_V);
         CHECK_U64(info->displs, (info->send == SG_SIDE_V) * SG_DISPLS_SEND |
                                     (info->recv == SG_SIDE_V) * SG_DISPLS_RECV);
+        CHECK_U64(info->reduction, info->reduces != SG_REDUCES_NONE);
+        CHECK_U64(info->prefix, info->reduces == SG_REDUCES_PREFIX ||
+                                    info->reduces == SG_REDUCES_EXCLUSIVE_PREFIX);
+        CHECK_U64(info->in_place_alike, info->in_place && !info->rooted && !info->prefix);
+        CHECK(info->reduces != SG_REDUCES_TO_ROOT || info->rooted);
     }
+    /* what each reduction delivers */
+    CHECK_U64(sg_routines[SG_MPI_Ireduce].reduces, SG_REDUCES_TO_ROOT);
+    CHECK_U64(sg_routines[SG_MPI_Allreduce].reduces, SG_REDUCES_TO_ALL);
+    CHECK_U64(sg_routines[SG_MPI_Reduce_scatter_block].reduces, SG_REDUCES_SCATTERED);
+    CHECK_U64(sg_routines[SG_MPI_Iscan].reduces, SG_REDUCES_PREFIX);
+    CHECK_U64(sg_routines[SG_MPI_Exscan].reduces, SG_REDUCES_EXCLUSIVE_PREFIX);
+    CHECK_U64(sg_routines[SG_MPI_Gatherv].reduces, SG_REDUCES_NONE);
+    CHECK(sg_routines[SG_MPI_Iallreduce].in_place_alike);
+    CHECK(!sg_routines[SG_MPI_Scan].in_place_alike && !sg_routines[SG_MPI_Iexscan].in_place_alike);
+    CHECK(!sg_routines[SG_MPI_Reduce].in_place_alike);
     CHECK_U64(sg_routines[SG_MPI_Gather].knows, SG_KNOWS_ALL);
     CHECK_U64(sg_routines[SG_MPI_Igatherv].knows, SG_KNOWS_ROOT);
     CHECK_U64(sg_routines[SG_MPI_Scatterv].knows, SG_KNOWS_ROOT);
@@ -63,6 +79,9 @@ int main(void)
           sg_routines[SG_MPI_Reduce_scatter_block].global_buffer == SG_GLOBAL_SN);
     CHECK_U64(sg_routines[SG_MPI_Scatter].v_form, SG_MPI_Scatterv);
     CHECK_U64(sg_routines[SG_MPI_Ireduce_scatter_block].v_form, SG_MPI_Ireduce_scatter);
-    CHECK_U64(sg_routine_by_name("MPI_Exscan"), (uint64_t)-1);
+    CHECK_U64(sg_routines[SG_MPI_Scan].v_form, SG_MPI_Scan);
+    CHECK_U64(sg_routines[SG_MPI_Iexscan].v_form, SG_MPI_Iexscan);
+    CHECK_U64(sg_routine_by_name("MPI_Exscan"), SG_MPI_Exscan);
+    CHECK_U64(sg_routine_by_name("MPI_Scan_init"), (uint64_t)-1);
     return check_exit();
 }
