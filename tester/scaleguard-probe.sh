@@ -1335,6 +1335,7 @@ try_algorithms() {
     run_job "$trial_limit" 0 1 "$fail"
     local got=${outcome[$inplace.$nodes:$p:$s$tag:$fail]:-hang} secs=${seconds_of[$inplace.$nodes:$p:$s$tag:$fail]:-}
     ! trial_slow "$fail" "$secs" || got=slow
+    [[ $got != hang ]] || got="hang (no result within $trial_limit s: hung, or too slow to keep)"
     echo "probe: $routine: W4 trial $setting (${labels[$k]}) at n=$fail: $got${secs:+ in $secs s}"
     [[ $got == pass && -n $secs ]] || continue
     if [[ -z $best ]] || awk -v a="$secs" -v b="$best_seconds" 'BEGIN { exit !(a < b) }'; then
