@@ -329,6 +329,7 @@ int main(int argc, char **argv)
                                               [SG_SIDE_SINGLE] = "single",
                                               [SG_SIDE_REGULAR] = "regular",
                                               [SG_SIDE_V] = "v",
+                                              [SG_SIDE_W] = "w",
                                               [SG_SIDE_PACKED] = "packed"};
         for (int r = 0; r < SG_ROUTINE_COUNT; r++)
             printf("%s %s %s send=%s recv=%s\n", sg_routines[r].name,

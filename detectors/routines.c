@@ -2,8 +2,9 @@
 
 #include <string.h>
 
-#define SG_IS_V(side) (SG_SIDE_##side == SG_SIDE_V)
-#define SG_HAS_BLOCKS(side) (SG_SIDE_##side == SG_SIDE_REGULAR || SG_SIDE_##side == SG_SIDE_V)
+/* A side with displacements: V, or W (in bytes). */
+#define SG_IS_V(side) (SG_SIDE_##side == SG_SIDE_V || SG_SIDE_##side == SG_SIDE_W)
+#define SG_HAS_BLOCKS(side) (SG_SIDE_##side == SG_SIDE_REGULAR || SG_IS_V(side))
 
 const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
 #define SG_ROUTINE_INFO(name_, send_, recv_, in_place_, rooted_, reduction_, v_form_)           \
