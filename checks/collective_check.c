@@ -160,6 +160,7 @@ static void describe_side(const struct sg_call_side *s, struct sg_check_side *ou
     if (!out->present)
         return;
     out->type = s->type;
+    out->own_types = s->layout == SG_SIDE_W;
     out->per_peer = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W ||
                     (s->layout == SG_SIDE_PACKED && s->counts);
     out->count = out->per_peer ? -1 : count_for(s, rank, rank);
