@@ -49,6 +49,9 @@
  *   gatherv_zero             Gatherv to root 0 with every count 0
  *   bcast_intercomm          Bcast of 12 doubles over an intercommunicator
  *                            (ranks 0, 1 against 2, 3; root 0 of the first)
+ *   alltoallw_intercomm      Alltoallw over that intercommunicator, each
+ *                            block to a rank of the other group in its own
+ *                            datatype, as in alltoallw_own_types
  *   iscatter_in_place_vector, ibcast_own_types, igather_vector_root,
  *   iallgather_own_types, ialltoall_own_types, ialltoallw_own_types
  *                            the cases above as I-forms
@@ -503,6 +506,33 @@ static void bcast_intercomm(struct setup *s)
     s->recv_at = 0;
 }
 
+static void alltoallw_intercomm(struct setup *s)
+{
+    bcast_intercomm(s); /* the intercommunicator */
+    MPI_Datatype pairs = doubles(2, s);
+    int remote = procs / 2, low = rank < procs / 2, sent = 0, received = 0;
+    for (int j = 0; j < remote; j++) { /* world ranks: this one and j of the other group */
+        int peer = low ? remote + j : j;
+        int blocks = 2 * (rank + peer + 1);
+        scounts[j] = (rank + j) % 2 ? blocks / 2 : blocks;
+        stypes[j] = (rank + j) % 2 ? pairs : MPI_DOUBLE;
+        sdispls[j] = sent;
+        sent += blocks * D;
+        counts[j] = (rank + j + 1) % 2 ? blocks / 2 : blocks;
+        rtypes[j] = (rank + j + 1) % 2 ? pairs : MPI_DOUBLE;
+        displs[j] = received;
+        received += blocks * D + 8;
+    }
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = scounts,
+                               .sdispls = sdispls, .sendtypes = stypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = counts,
+                               .rdispls = displs, .recvtypes = rtypes,
+                               .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = intercomm};
+    s->send_bytes = (size_t)sent;
+    s->recv_bytes = (size_t)received;
+    s->send_at = s->recv_at = 0;
+}
+
 /* The cases of ranks with their own datatypes as I-forms, where the ranks
  * cannot compare anything inside the call: they must choose alike alone. */
 #define AS_I_FORM(name)                                                                        \
@@ -533,7 +563,7 @@ static const struct {
     CASE(gatherv_zero),            CASE(bcast_intercomm),      CASE(iscatter_in_place_vector),
     CASE(ibcast_own_types),        CASE(igather_vector_root),  CASE(iallgather_own_types),
     CASE(ialltoall_own_types),     CASE(alltoallw_own_types),  CASE(alltoallw_in_place_own_types),
-    CASE(ialltoallw_own_types),
+    CASE(ialltoallw_own_types),    CASE(alltoallw_intercomm),
 #undef CASE
 };
 #define CASES (sizeof cases / sizeof *cases)
