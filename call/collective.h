@@ -155,12 +155,6 @@ struct sg_call_side {
     const MPI_Datatype *types; /* W */
 };
 
-/* The datatype of block i of a V or W side. */
-static inline MPI_Datatype sg_block_type(const struct sg_call_side *side, int i)
-{
-    return side->types ? side->types[i] : side->type;
-}
-
 static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg_call_side *send,
                                  struct sg_call_side *recv)
 {

@@ -86,7 +86,10 @@ static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displ
     return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
                             .count = single ? sg_single_count(s, rank) : s->count,
                             .counts = single ? NULL : s->counts,
-                            .displs = s->displs ? displs : NULL, .type = s->type,
+                            .displs = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W
+                                          ? displs
+                                          : NULL,
+                            .type = s->type,
                             .types = s->types, .unit = unit};
 }
 
