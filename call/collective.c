@@ -71,6 +71,47 @@ static uint64_t message_count(const struct sg_call_side *side, int procs, int ra
     }
 }
 
+/* Alltoallw's shape: its largest block in basic elements of the block's
+ * own datatype, of either side (as the rank at its other end sees it too),
+ * and the span of its datatypes' signature lengths. */
+static int w_shape(const struct sg_call_side *send, const struct sg_call_side *recv, int procs,
+                   struct sg_shape *shape)
+{
+    const struct sg_call_side *sides[2] = {send, recv};
+    unsigned __int128 most = 0;
+    uint64_t count = 0, elements = 1, least = UINT64_MAX, greatest = 0;
+    int size = 0, err;
+    for (int k = 0; k < 2; k++) {
+        if (sides[k]->layout != SG_SIDE_W)
+            continue;
+        for (int i = 0; i < procs; i++) {
+            int block_size;
+            uint64_t block_elements;
+            if (sides[k]->counts[i] <= 0)
+                continue;
+            if ((err = sg_type_measure(sides[k]->types[i], &block_size, &block_elements)) !=
+                MPI_SUCCESS)
+                return err;
+            least = block_elements < least ? block_elements : least;
+            greatest = block_elements > greatest ? block_elements : greatest;
+            unsigned __int128 basic = (unsigned __int128)sides[k]->counts[i] * block_elements;
+            if (count == 0 || basic > most) {
+                most = basic;
+                count = (uint64_t)sides[k]->counts[i];
+                size = block_size;
+                elements = block_elements;
+            }
+        }
+    }
+    shape->elements = elements;
+    shape->elements_min = count ? least : elements;
+    shape->elements_max = count ? greatest : elements;
+    shape->count = count;
+    shape->size = (uint64_t)size;
+    sg_in_basic_elements(count, (uint64_t)size, elements, &shape->n, &shape->s);
+    return MPI_SUCCESS;
+}
+
 int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
 {
     int procs, rank, err;
@@ -84,6 +125,8 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
      * (the receive side where it has one). */
     struct sg_call_side send, recv;
     sg_call_sides(c, shape->is_root, &send, &recv);
+    if (send.layout == SG_SIDE_W || recv.layout == SG_SIDE_W)
+        return w_shape(&send, &recv, procs, shape);
     int recv_blocks = recv.layout >= SG_SIDE_REGULAR, send_blocks = send.layout >= SG_SIDE_REGULAR;
     const struct sg_call_side *side =
         recv_blocks || (!send_blocks && recv.layout != SG_SIDE_NONE) ? &recv : &send;
@@ -133,6 +176,22 @@ int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *rea
         /* Reduce_scatter's result (SINGLE with counts) is a part of its input */
         if (side->layout == SG_SIDE_NONE || (side->layout == SG_SIDE_SINGLE && side->counts))
             continue;
+        if (side->layout == SG_SIDE_W) { /* each block in its own datatype */
+            for (int b = 0; b < procs; b++) {
+                uint64_t of_block = 0;
+                if (side->counts[b] <= 0)
+                    continue;
+                if ((err = sg_type_measure(side->types[b], &size, &elements)) != MPI_SUCCESS)
+                    return err;
+                if (elements > 0 &&
+                    __builtin_mul_overflow((uint64_t)side->counts[b],
+                                           (uint64_t)size + elements - 1, &of_block))
+                    of_block = UINT64_MAX;
+                most = of_block > most ? of_block : most;
+            }
+            measured = NULL;
+            continue;
+        }
         if (measured == NULL || side->type != measured->type) {
             if ((err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
                 return err;

@@ -1,10 +1,10 @@
 /* Every intercepted collective, described once.
  *
- * A call is captured into a `struct sg_call` (one layout for all 30
- * routines), and can be replayed through any table of entry points: the real
+ * A call is captured into a `struct sg_call` (one layout for every
+ * routine), and can be replayed through any table of entry points: the real
  * PMPI functions, or the next library in the preload chain. Wrapper
  * libraries (libscaleguard.so, the fault-injecting test preload) instantiate
- * SG_COLLECTIVES with their own handler instead of copying 30 signatures. */
+ * SG_COLLECTIVES with their own handler instead of copying their signatures. */
 #ifndef SCALEGUARD_COLLECTIVE_H
 #define SCALEGUARD_COLLECTIVE_H
 
@@ -25,14 +25,16 @@ struct sg_call {
     enum sg_routine routine;
     const void *sendbuf;
     int sendcount;         /* Bcast: count; reductions: count (or recvcount) */
-    const int *sendcounts; /* Scatterv, Alltoallv */
-    const int *sdispls;    /* Scatterv, Alltoallv */
-    MPI_Datatype sendtype; /* reductions and Bcast: the datatype */
+    const int *sendcounts; /* Scatterv, Alltoallv(w) */
+    const int *sdispls;    /* Scatterv, Alltoallv; Alltoallw: in bytes */
+    MPI_Datatype sendtype; /* reductions and Bcast: the datatype; Alltoallw: NULL */
+    const MPI_Datatype *sendtypes; /* Alltoallw: each block's */
     void *recvbuf;         /* Bcast: the buffer */
     int recvcount;
-    const int *recvcounts; /* Gatherv, Allgatherv, Alltoallv, Reduce_scatter */
-    const int *rdispls;    /* Gatherv, Allgatherv, Alltoallv */
-    MPI_Datatype recvtype;
+    const int *recvcounts; /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter */
+    const int *rdispls;    /* Gatherv, Allgatherv, Alltoallv; Alltoallw: in bytes */
+    MPI_Datatype recvtype; /* Alltoallw: MPI_DATATYPE_NULL */
+    const MPI_Datatype *recvtypes; /* Alltoallw: each block's */
     MPI_Op op;
     int root;
     MPI_Comm comm;
@@ -85,7 +87,7 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
  * visibility, so its internals never bind to another layer's copies). */
 #define SG_EXPORT __attribute__((visibility("default")))
 
-/* Define the 26 MPI_* functions of a wrapper library: each captures its call
+/* Define the MPI_* functions of a wrapper library: each captures its call
  * and returns HANDLER(&call). */
 #define SG_DEFINE_WRAPPER(Name, params, args, ...)                       \
     SG_EXPORT int MPI_##Name params                                                \
@@ -148,8 +150,9 @@ struct sg_call_side {
     int count;         /* SINGLE, REGULAR, PACKED without counts */
     const int *counts; /* V, PACKED (NULL: `count` each); SINGLE: NULL, or counts[rank]
                         * is the count (Reduce_scatter's result) */
-    const int *displs; /* V */
-    MPI_Datatype type;
+    const int *displs; /* V (in extents of type), W (in bytes) */
+    MPI_Datatype type; /* W: MPI_DATATYPE_NULL, each block has its own */
+    const MPI_Datatype *types; /* W */
 };
 
 static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg_call_side *send,
@@ -160,10 +163,10 @@ static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg
     int in_place_here = !info->rooted || is_root;
     *send = (struct sg_call_side){.layout = info->send, .count = c->sendcount,
                                   .counts = c->sendcounts, .displs = c->sdispls,
-                                  .type = c->sendtype};
+                                  .type = c->sendtype, .types = c->sendtypes};
     *recv = (struct sg_call_side){.layout = info->recv, .count = c->recvcount,
                                   .counts = c->recvcounts, .displs = c->rdispls,
-                                  .type = c->recvtype};
+                                  .type = c->recvtype, .types = c->recvtypes};
     if (send->layout == SG_SIDE_SINGLE)
         send->counts = NULL;
     if (send->layout == SG_SIDE_PACKED) { /* blocks the size of each rank's result */

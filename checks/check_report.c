@@ -88,11 +88,16 @@ static void append_groups(char *out, char (*values)[VALUE_LENGTH], int procs)
     free(same);
 }
 
-/* "2 x MPI_INT (2 basic elements)" */
+/* "2 x MPI_INT (2 basic elements)"; of a side with a datatype per block
+ * (Alltoallw, `own_types`) the block's datatype is not named */
 static void describe_blocks(char *out, size_t size, int64_t count, const char *type,
-                            uint64_t elements, uint64_t hash, int predefined)
+                            uint64_t elements, uint64_t hash, int predefined, int own_types)
 {
-    if (predefined)
+    if (own_types)
+        snprintf(out, size, "%" PRId64 " x its own datatype for the block (%" PRIu64
+                 " basic element%s, signature %08" PRIx64 ")",
+                 count, elements, elements == 1 ? "" : "s", hash >> 32);
+    else if (predefined)
         snprintf(out, size, "%" PRId64 " x %s (%" PRIu64 " basic element%s)", count, type,
                  elements, elements == 1 ? "" : "s");
     else
@@ -107,7 +112,7 @@ static void describe_side(char *out, size_t size, const char *verb,
     struct sg_signature sig = sg_signature_repeat(s->type_signature, (uint64_t)s->count);
     char blocks[BLOCKS_LENGTH];
     describe_blocks(blocks, sizeof blocks, s->count, s->type_name, sig.count, sig.hash,
-                    s->predefined);
+                    s->predefined, s->own_types);
     snprintf(out, size, "%s %s", verb, blocks);
 }
 
@@ -201,9 +206,11 @@ static void compose(char *out, const struct sg_check_facts *all, int procs,
                 if (found++ == 0) {
                     char a[BLOCKS_LENGTH], b[BLOCKS_LENGTH];
                     describe_blocks(a, sizeof a, sent->count, all[i].send.type_name,
-                                    sent->elements, sent->hash, all[i].send.predefined);
+                                    sent->elements, sent->hash, all[i].send.predefined,
+                                    all[i].send.own_types);
                     describe_blocks(b, sizeof b, got->count, all[j].recv.type_name,
-                                    got->elements, got->hash, all[j].recv.predefined);
+                                    got->elements, got->hash, all[j].recv.predefined,
+                                    all[j].recv.own_types);
                     append(out, "rank %d sends %s to rank %d, which receives %s from it", i, a,
                            j, b);
                 }

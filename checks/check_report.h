@@ -17,7 +17,7 @@ enum {
 struct sg_check_side {
     int32_t present;  /* 0: not significant here, or MPI_IN_PLACE */
     int32_t per_peer; /* counts per rank (the blocks: struct sg_check_block) */
-    int32_t predefined, unused;
+    int32_t predefined, own_types; /* own_types: a datatype per block (Alltoallw) */
     int64_t count;    /* else its one count */
     MPI_Datatype type;
     struct sg_signature type_signature; /* of one element of `type` */

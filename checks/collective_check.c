@@ -18,7 +18,8 @@
  *   - of a routine with counts per rank (the v-routines, Reduce_scatter),
  *     the sum of a hash of each block this rank sends, (sender, receiver,
  *     signature), less the same of each block it receives: 0 when every
- *     block sent meets a receive of its signature (up to 2^-64).
+ *     block sent meets a receive of its signature (up to 2^-64); of
+ *     Alltoallw each block's signature in its own datatype.
  * On a mismatch every rank sends its facts to rank 0, which names the
  * ranks and what they disagree on (check_report.c). */
 #include "collective_check.h"
@@ -127,12 +128,27 @@ static int block_signature(const struct sg_check_side *side, int64_t count,
     return 0;
 }
 
+/* The same for block j of a side: of a W side (Alltoallw) in the block's
+ * own datatype. */
+static int peer_block_signature(const struct sg_call_side *s, const struct sg_check_side *side,
+                                int j, int64_t count, struct sg_signature *sig)
+{
+    if (s->layout != SG_SIDE_W || count <= 0)
+        return block_signature(side, count, sig);
+    struct sg_signature element;
+    if (sg_type_signature(s->types[j], &element) != MPI_SUCCESS)
+        return -1;
+    *sig = sg_signature_repeat(element, (uint64_t)count);
+    return 0;
+}
+
 /* The side's count towards (or from) peer j. */
 static int64_t count_for(const struct sg_call_side *s, int j, int rank)
 {
     switch (s->layout) {
     case SG_SIDE_SINGLE: return sg_single_count(s, rank);
     case SG_SIDE_V:
+    case SG_SIDE_W:
     case SG_SIDE_PACKED: return s->counts ? s->counts[j] : s->count;
     default: return s->count;
     }
@@ -144,7 +160,9 @@ static void describe_side(const struct sg_call_side *s, struct sg_check_side *ou
     if (!out->present)
         return;
     out->type = s->type;
-    out->per_peer = s->layout == SG_SIDE_V || (s->layout == SG_SIDE_PACKED && s->counts);
+    out->own_types = s->layout == SG_SIDE_W;
+    out->per_peer = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W ||
+                    (s->layout == SG_SIDE_PACKED && s->counts);
     out->count = out->per_peer ? -1 : count_for(s, rank, rank);
 }
 
@@ -187,7 +205,7 @@ static void sides_of(const struct sg_call *c, uint64_t call_number, int rank,
     describe_side(send, &facts->send, rank);
     describe_side(recv, &facts->recv, rank);
     /* counts per rank somewhere in the call, if not on this rank's sides */
-    facts->pairs = info->send == SG_SIDE_V || info->recv == SG_SIDE_V ||
+    facts->pairs = info->irregular || /* V or W sides */
                    (info->send == SG_SIDE_PACKED && c->recvcounts != NULL);
 }
 
@@ -216,7 +234,7 @@ static int pair_sum(const struct sg_call *c, const struct sg_call_side *send,
             if (skip_self && j == rank)
                 continue;
             int64_t count = count_for(sides[d], j, rank);
-            if (block_signature(described[d], count, &sig) != 0)
+            if (peer_block_signature(sides[d], described[d], j, count, &sig) != 0)
                 return -1;
             uint64_t h = d == 0 ? pair_hash(rank, j, sig) : pair_hash(j, rank, sig);
             *sum += d == 0 ? h : -h;
@@ -248,7 +266,8 @@ static int measure(const struct sg_call *c, uint64_t call_number, int procs, int
     struct sg_check_side *sides[2] = {&facts->send, &facts->recv};
     for (int d = 0; d < 2; d++) {
         int err;
-        if (sides[d]->present &&
+        /* a W side has a datatype per block, measured in pair_sum */
+        if (sides[d]->present && sides[d]->type != MPI_DATATYPE_NULL &&
             (err = sg_type_signature(sides[d]->type, &sides[d]->type_signature)) != MPI_SUCCESS)
             return err;
         /* just measured: a predefined type is in this thread's table now */

@@ -124,7 +124,7 @@ set(SG_MPI_WILD_ACCESS "${SG_MPI_SEGV}|process_vm_readv.* returned -1: Bad addre
 
 # sg_every_routine_ini(<file> TRIGGER <form> BOUND <n> WORKAROUND <name>
 #                      [REDUCE_SCATTER_BOUND <n>] [ENTRY_EXTRA <text>] [COMMENT <text>])
-# Writes a bounds INI with a class G entry for each of the 30 collectives
+# Writes a bounds INI with a class G entry for each collective
 # (the rows of detectors/routines.h: each family's blocking and I-form), all
 # with the same trigger, bound and workaround; Reduce_scatter(_block) with
 # REDUCE_SCATTER_BOUND where given (their n is the whole vector). The tests
@@ -138,7 +138,7 @@ function(sg_every_routine_ini file)
   if(I_REDUCE_SCATTER_BOUND)
     string(APPEND ini " (Reduce_scatter(_block): ${I_REDUCE_SCATTER_BOUND}, their n is the whole vector)")
   endif()
-  string(APPEND ini " for all 30 collectives; workaround ${I_WORKAROUND}.\n")
+  string(APPEND ini " for every collective; workaround ${I_WORKAROUND}.\n")
   foreach(family IN LISTS families)
     string(REGEX REPLACE "F\\(X, ([A-Za-z_]+), ([A-Za-z_]+)," "\\1;\\2" names "${family}")
     list(GET names 0 blocking)

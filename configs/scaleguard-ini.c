@@ -54,7 +54,7 @@ static const char usage[] =
     "         n_s found at (TYPE_SIZE, PROCS). RUNS_2P and RUNS_2S are the outcomes of\n"
     "         the verification runs at (s, 2P) and (2s, P), four letters p (passed),\n"
     "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
-    "routines prints the 30 collectives a bounds file may name, one per line, each\n"
+    "routines prints the 32 collectives a bounds file may name, one per line, each\n"
     "         followed by 'irregular' (a v-routine, Class D possible) or 'regular',\n"
     "         by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place', by the\n"
     "         layouts of its sides, send=L recv=L, each none, single (one block),\n"
@@ -331,6 +331,7 @@ int main(int argc, char **argv)
                                               [SG_SIDE_SINGLE] = "single",
                                               [SG_SIDE_REGULAR] = "regular",
                                               [SG_SIDE_V] = "v",
+                                              [SG_SIDE_W] = "w",
                                               [SG_SIDE_PACKED] = "packed"};
         static const char *const reduces[] = {[SG_REDUCES_NONE] = "none",
                                               [SG_REDUCES_TO_ROOT] = "to-root",

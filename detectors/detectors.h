@@ -45,6 +45,14 @@ static inline int sg_displs_suspicious(const int *counts, const int *displs, siz
 struct sg_displs_report sg_displs_recover(const int *counts, const int *displs, size_t n,
                                           int64_t *intended);
 
+/* The same where block i spans spans[i] units from its displacement rather
+ * than counts[i] (Alltoallw: displacements in bytes, each block counts[i]
+ * elements of its own datatype, so spans[i] = counts[i] times that type's
+ * extent); counts[i] == 0 still marks an empty block. A block of 2^32
+ * units or more cannot be told from a wrap: UNRECOVERABLE. */
+struct sg_displs_report sg_displs_recover_spans(const int *counts, const int64_t *spans,
+                                                const int *displs, size_t n, int64_t *intended);
+
 /* ---- Class G: the global buffer is too large ---------------------------- */
 
 enum sg_trigger { SG_TRIGGER_SNP, SG_TRIGGER_NP, SG_TRIGGER_SN, SG_TRIGGER_N };

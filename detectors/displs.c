@@ -10,6 +10,12 @@ static struct sg_displs_report unrecoverable(size_t index, const char *reason)
 struct sg_displs_report sg_displs_recover(const int *counts, const int *displs, size_t n,
                                           int64_t *intended)
 {
+    return sg_displs_recover_spans(counts, NULL, displs, n, intended);
+}
+
+struct sg_displs_report sg_displs_recover_spans(const int *counts, const int64_t *spans,
+                                                const int *displs, size_t n, int64_t *intended)
+{
     /* The true distance between two consecutive non-empty blocks is
      * count + gap; it is recovered modulo 2^32 from the stored ints. A wrap
      * is told apart from a genuinely descending layout by the gap: a real
@@ -34,7 +40,7 @@ struct sg_displs_report sg_displs_recover(const int *counts, const int *displs, 
                 return unrecoverable(i, "the first non-empty block has a negative displacement");
         } else {
             uint32_t step = (uint32_t)displs[i] - (uint32_t)displs[previous];
-            int64_t gap = (int64_t)step - counts[previous];
+            int64_t gap = (int64_t)step - (spans ? spans[previous] : counts[previous]);
             if (gap < 0)
                 return unrecoverable(i, "blocks overlap");
             if (gap > max_gap)

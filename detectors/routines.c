@@ -2,8 +2,9 @@
 
 #include <string.h>
 
-#define SG_IS_V(side) (SG_SIDE_##side == SG_SIDE_V)
-#define SG_HAS_BLOCKS(side) (SG_SIDE_##side == SG_SIDE_REGULAR || SG_SIDE_##side == SG_SIDE_V)
+/* A side with displacements: V, or W (in bytes). */
+#define SG_IS_V(side) (SG_SIDE_##side == SG_SIDE_V || SG_SIDE_##side == SG_SIDE_W)
+#define SG_HAS_BLOCKS(side) (SG_SIDE_##side == SG_SIDE_REGULAR || SG_IS_V(side))
 
 #define SG_IS_PREFIX(reduces)                                                                   \
     (SG_REDUCES_##reduces == SG_REDUCES_PREFIX ||                                               \

@@ -9,7 +9,9 @@
  *                  sg_layout without SG_SIDE_): what each rank's buffer
  *                  holds, read from the call's send fields (sendcount,
  *                  sendcounts, sdispls, sendtype) and receive fields; a
- *                  V side has C-int displacements, which can wrap (Class D)
+ *                  V side has C-int displacements, which can wrap (Class D); a
+ *                  W side (Alltoallw) has a datatype per block too (sendtypes,
+ *                  recvtypes) and its displacements count bytes
  *   in_place_side  the side whose buffer may be MPI_IN_PLACE: SEND, RECV
  *                  (Scatter, Scatterv) or NONE (Bcast). Of a rooted routine
  *                  the other side is the root's alone (Gather's receive
@@ -139,6 +141,20 @@
       .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,   \
       .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,   \
       .root = -1, .comm = comm)                                                                 \
+    F(X, Alltoallw, Ialltoallw, W, W, SEND, 0, NONE, Alltoallw, Ialltoallw,                     \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                        \
+       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],                   \
+       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),                     \
+      (c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf, c->recvcounts,          \
+       c->rdispls, c->recvtypes, c->comm),                                                      \
+      LARGE_COUNT, (const void *, const MPI_Count[], const MPI_Aint[], const MPI_Datatype[],    \
+       void *, const MPI_Count[], const MPI_Aint[], const MPI_Datatype[], MPI_Comm),            \
+      (c->sendbuf, send_counts, send_displs, c->sendtypes, c->recvbuf, recv_counts,             \
+       recv_displs, c->recvtypes, c->comm),                                                     \
+      .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,                         \
+      .sendtypes = sendtypes, .sendtype = MPI_DATATYPE_NULL, .recvbuf = recvbuf,                \
+      .recvcounts = recvcounts, .rdispls = rdispls, .recvtypes = recvtypes,                     \
+      .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = comm)                                  \
     F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, TO_ROOT, Reduce, Ireduce,                    \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
        int root, MPI_Comm comm),                                                                \
@@ -185,7 +201,7 @@
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)
 
 /* SG_ROUTINE_LIST(X) expands X(name, send, recv, in_place_side, rooted,
- * reduces, v_form) for each of the 30 routines, e.g.
+ * reduces, v_form) for each of the 32 routines, e.g.
  * X(MPI_Igatherv, SINGLE, V, ..., MPI_Igatherv), in enum order. */
 #define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
 #define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, ...)                        \
@@ -199,6 +215,8 @@ enum sg_layout {
                       * counts: Reduce_scatter's result) */
     SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count */
     SG_SIDE_V,       /* P blocks: counts[i] elements at displs[i] */
+    SG_SIDE_W,       /* P blocks: counts[i] elements of types[i] at displs[i] bytes
+                      * (Alltoallw): a V side in bytes, with a datatype per block */
     SG_SIDE_PACKED,  /* P consecutive blocks, each the size of a rank's result (the
                       * receive fields' counts[i], or count each): the
                       * Reduce_scatter(_block) input */
@@ -247,7 +265,7 @@ struct sg_routine_info {
     int irregular, in_place; /* displs and in_place_side other than NONE */
     enum sg_knows knows;
     enum sg_global_buffer global_buffer;
-    int pairwise; /* blocks on both sides: rank r's block for i meets i's for r (Alltoall(v)) */
+    int pairwise; /* blocks on both sides: rank r's block for i meets i's for r (Alltoall(v,w)) */
 };
 
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];

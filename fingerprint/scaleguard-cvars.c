@@ -132,7 +132,7 @@ static int algorithms(const char *routine)
 {
     int r = sg_routine_by_name(routine), provided;
     if (r < 0) {
-        fprintf(stderr, "scaleguard-cvars: %s is not one of the 30 collectives\n", routine);
+        fprintf(stderr, "scaleguard-cvars: %s is not one of the 32 collectives\n", routine);
         return 2;
     }
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {

@@ -19,7 +19,7 @@ struct sg_observed_call {
     int dest, dest_tag;
     int source, source_tag;
     /* what it moves, for the trace */
-    const struct sg_call *collective; /* one of the 30 (call/collective.h), or NULL */
+    const struct sg_call *collective; /* one of the 32 (call/collective.h), or NULL */
     int count;                        /* a point-to-point call's send side, else its receive side */
     MPI_Datatype type;
     MPI_Request *request; /* a non-blocking point-to-point call's */

@@ -5,7 +5,7 @@
  *
  *  - MPICH 4.0.2 (libmpichfort.so): mpif.h and `use mpi` (mpi_gatherv_ and
  *    its aliases) and `use mpi_f08` (mpi_gatherv_f08ts_, through
- *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 30 collectives: the C
+ *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 32 collectives: the C
  *    wrappers of protect.c see Fortran callers as they are, once. Only
  *    mpi_f08's MPI_Finalize (mpi_finalize_f08_) calls PMPI_Finalize, which
  *    skips the layer's MPI_Finalize summary, and its MPI_Init and
@@ -21,7 +21,7 @@
  *    arguments and calls PMPI_Gatherv directly. `use mpi_f08`
  *    (libmpi_usempif08.so: mpi_gatherv_f08_) calls ompi_gatherv_f through
  *    its PLT. So the C wrappers never see a Fortran caller. This file
- *    defines, for each of the 30 collectives, MPI_Init, MPI_Init_thread and
+ *    defines, for each of the 32 collectives, MPI_Init, MPI_Init_thread and
  *    MPI_Finalize, ompi_<name>_f
  *    (which catches mpi_f08) and the four names of mpif.h (which catch
  *    mpif.h and `use mpi`: the aliases inside libmpi_mpifh.so are the same
@@ -41,6 +41,8 @@
  * ierror. The field says how to convert it. */
 #include "collective.h"
 #include "layer.h"
+
+#include <stdlib.h>
 
 #if defined(SCALEGUARD_MPI_OPENMPI) && !defined(OPEN_MPI)
 #error "SCALEGUARD_MPI_OPENMPI is set but mpi.h is not Open MPI's"
@@ -130,7 +132,27 @@ struct fortran_args {
     MPI_Fint *sendcount, *recvcount, *root;
     MPI_Fint *sendcounts, *sdispls, *recvcounts, *rdispls;
     MPI_Fint *sendtype, *recvtype, *op, *comm, *request;
+    MPI_Fint *sendtypes, *recvtypes; /* Alltoallw: a handle per block */
 };
+
+/* Alltoallw's datatype handles from Fortran, one per rank of the
+ * (remote) group, as Open MPI's alltoallw_f converts them; NULL for a side
+ * it does not read (MPI_IN_PLACE) or when memory runs out (the MPI then
+ * reports the call). Freed when the call returns: the layer starts every
+ * sub-call of an I-form within it, and the MPI keeps what a started
+ * operation uses. */
+static MPI_Datatype *types_from_fortran(const MPI_Fint *handles, MPI_Comm comm)
+{
+    int procs, inter = 0;
+    if (handles == NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        (inter ? PMPI_Comm_remote_size(comm, &procs) : PMPI_Comm_size(comm, &procs)) !=
+            MPI_SUCCESS)
+        return NULL;
+    MPI_Datatype *types = malloc((size_t)(procs > 0 ? procs : 1) * sizeof *types);
+    for (int i = 0; types != NULL && i < procs; i++)
+        types[i] = PMPI_Type_f2c(handles[i]);
+    return types;
+}
 
 /* The layer's own entry points (protect.c), bound like a C caller's. */
 static const struct sg_entry_points layer_entry_points = {
@@ -171,6 +193,15 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
         c.op = PMPI_Op_f2c(*f->op);
     if (f->comm)
         c.comm = PMPI_Comm_f2c(*f->comm);
+    MPI_Datatype *sendtypes = NULL, *recvtypes = NULL;
+    if (f->recvtypes) {
+        recvtypes = types_from_fortran(f->recvtypes, c.comm);
+        if (c.sendbuf != MPI_IN_PLACE)
+            sendtypes = types_from_fortran(f->sendtypes, c.comm);
+        c.sendtypes = sendtypes;
+        c.recvtypes = recvtypes;
+        c.sendtype = c.recvtype = MPI_DATATYPE_NULL;
+    }
     MPI_Request request = MPI_REQUEST_NULL;
     if (f->request)
         c.request = &request;
@@ -178,6 +209,8 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
     sg_fortran_caller = 1;
     int err = sg_call_invoke(&layer_entry_points, &c);
     sg_fortran_caller = 0;
+    free(sendtypes);
+    free(recvtypes);
     if (ierr != NULL)
         *ierr = (MPI_Fint)err;
     if (err == MPI_SUCCESS && f->request != NULL)

@@ -55,6 +55,7 @@ static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
 
 struct displs_view {
     const int *counts, *displs;
+    const MPI_Datatype *types; /* Alltoallw's: displacements in bytes */
     int64_t *intended; /* allocated only when the layer needs them */
     int corrupted;
 };
@@ -73,9 +74,11 @@ held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
     if (info->rooted && !is_root) /* a rooted routine's V side is the root's */
         return;
     if ((info->displs & SG_DISPLS_RECV) && c->recvbuf != MPI_IN_PLACE)
-        *recv = (struct displs_view){.counts = c->recvcounts, .displs = c->rdispls};
+        *recv = (struct displs_view){.counts = c->recvcounts, .displs = c->rdispls,
+                                     .types = c->recvtypes};
     if ((info->displs & SG_DISPLS_SEND) && c->sendbuf != MPI_IN_PLACE)
-        *send = (struct displs_view){.counts = c->sendcounts, .displs = c->sdispls};
+        *send = (struct displs_view){.counts = c->sendcounts, .displs = c->sdispls,
+                                     .types = c->sendtypes};
 }
 
 static inline __attribute__((always_inline)) int suspicious(const struct displs_view *v, int procs)
@@ -212,8 +215,16 @@ static int check_displs(struct displs_view *v, int procs, enum sg_routine routin
     v->intended = malloc((size_t)procs * sizeof *v->intended);
     if (v->intended == NULL)
         return -1;
+    /* Alltoallw's displacements count bytes: each block spans its count
+     * times its own datatype's extent */
+    int64_t *spans = v->types ? malloc((size_t)procs * sizeof *spans) : NULL;
+    if (v->types && spans == NULL)
+        return -1;
+    for (int i = 0; spans && i < procs; i++)
+        spans[i] = v->counts[i] > 0 ? (int64_t)v->counts[i] * sg_extent_of(v->types[i]) : 0;
     struct sg_displs_report r =
-        sg_displs_recover(v->counts, v->displs, (size_t)procs, v->intended);
+        sg_displs_recover_spans(v->counts, spans, v->displs, (size_t)procs, v->intended);
+    free(spans);
     if (r.status == SG_DISPLS_UNRECOVERABLE) {
         /* Only a rank that holds the array gets here: the one deciding. An
          * int array that wrapped always recovers (DESIGN.md, "Class D"), so

@@ -18,7 +18,7 @@ static void usage(FILE *out)
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]\n"
             "                        --procs P [--root R] [--inplace] [--sparse]\n"
             "\n"
-            "Runs one of the 30 collectives (MPI_Bcast ... MPI_Iexscan) at each\n"
+            "Runs one of the 32 collectives (MPI_Bcast ... MPI_Iexscan) at each\n"
             "COUNT in turn (ascending, each 0..INT_MAX; it stops at the first that does not\n"
             "pass), validating every element delivered; rank 0 prints one line per size.\n"
             "\n"
@@ -151,7 +151,7 @@ int parse_options(int argc, char **argv, struct options *o)
         case 'c':
             o->routine = sg_routine_by_name(optarg);
             if (o->routine < 0)
-                return bad_usage("unknown ROUTINE \"%s\" in -c (one of the 30, e.g. MPI_Gatherv)",
+                return bad_usage("unknown ROUTINE \"%s\" in -c (one of the 32, e.g. MPI_Gatherv)",
                                  optarg);
             break;
         case 'n':

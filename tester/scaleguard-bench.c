@@ -7,7 +7,7 @@
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
- * ROUTINE is any of the 30 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
+ * ROUTINE is any of the 32 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
  * count of one message (per rank for the rooted and all-to-all routines,
  * every rank's block for the v-routines and Reduce_scatter, the whole vector
  * for Bcast, Reduce, Allreduce, Scan and Exscan), at most INT_MAX. Several ascending COUNTs
@@ -112,7 +112,7 @@ static enum sg_routine family_of(enum sg_routine routine)
 static const enum sg_routine families_with_a_case[] = {
     SG_MPI_Bcast,     SG_MPI_Scatterv, SG_MPI_Gatherv,   SG_MPI_Allgatherv,
     SG_MPI_Alltoallv, SG_MPI_Reduce,   SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
-    SG_MPI_Scan,      SG_MPI_Exscan,
+    SG_MPI_Scan,      SG_MPI_Exscan,    SG_MPI_Alltoallw,
 };
 
 int bench_has_case(enum sg_routine routine)
@@ -185,7 +185,9 @@ struct bench {
     MPI_Datatype type;
     uint64_t salt;        /* the iteration: its data differ from the previous one's */
     uint64_t mask;        /* of the reductions' contributions */
-    int *counts, *displs; /* v-routines: every rank's block, as user code computes it */
+    int *counts, *displs; /* v-routines: every rank's block, as user code computes it
+                           * (Alltoallw: displs in bytes) */
+    MPI_Datatype *types;  /* Alltoallw: every block's datatype (`type`) */
     size_t *offsets;      /* where each block really starts, in elements */
     void *send, *recv;
     struct buffer_bytes bytes;
@@ -442,17 +444,20 @@ static size_t block(const struct bench *b, int r)
 }
 
 /* Every rank's block of `count` elements, laid out one after another (or in
- * reverse rank order); displs summed in int like user code, so they wrap. */
+ * reverse rank order); displs summed in int like user code, so they wrap
+ * (Alltoallw's in bytes, which wrap `size` times sooner). */
 static void layout(struct bench *b)
 {
+    unsigned unit = b->family == SG_MPI_Alltoallw ? (unsigned)b->size : 1u;
     for (int k = 0; k < b->procs; k++) {
         int i = b->reversed ? b->procs - 1 - k : k;
         int previous = b->reversed ? i + 1 : i - 1;
         b->counts[i] = b->count;
+        b->types[i] = b->type;
         b->offsets[i] = (size_t)k * (size_t)b->count;
         b->displs[i] = k == 0 ? 0
                               : (int)(unsigned)((unsigned)b->displs[previous] +
-                                                (unsigned)b->counts[previous]);
+                                                (unsigned)b->counts[previous] * unit);
     }
 }
 
@@ -569,6 +574,18 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         else
             TIMED(Alltoallv, Ialltoallv, sbuf, b->counts, b->displs, t, recv, b->counts,
                   b->displs, t, comm);
+        k.buf = recv;
+        for (int r = 0; r < P; r++)
+            check(&k, block(b, r), 0, checked(err, n), data(b, r, me));
+        break;
+    }
+    case SG_MPI_Alltoallw: { /* Alltoallv's blocks, each with its datatype, at byte displs */
+        void *input = b->inplace ? recv : send;
+        const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
+        for (int d = 0; d < P; d++)
+            fill(b, input, block(b, d), n, data(b, me, d));
+        TIMED(Alltoallw, Ialltoallw, sbuf, b->counts, b->displs, b->types, recv, b->counts,
+              b->displs, b->types, comm);
         k.buf = recv;
         for (int r = 0; r < P; r++)
             check(&k, block(b, r), 0, checked(err, n), data(b, r, me));
@@ -1071,7 +1088,8 @@ int main(int argc, char **argv)
     b.counts = calloc((size_t)b.procs, sizeof *b.counts);
     b.displs = calloc((size_t)b.procs, sizeof *b.displs);
     b.offsets = calloc((size_t)b.procs, sizeof *b.offsets);
-    if (b.counts == NULL || b.displs == NULL || b.offsets == NULL) {
+    b.types = calloc((size_t)b.procs, sizeof *b.types);
+    if (b.counts == NULL || b.displs == NULL || b.offsets == NULL || b.types == NULL) {
         fprintf(stderr, PROGRAM ": rank %d: cannot allocate the layout of %d ranks\n", b.rank,
                 b.procs);
         MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);
@@ -1094,6 +1112,7 @@ int main(int argc, char **argv)
     free(b.counts);
     free(b.displs);
     free(b.offsets);
+    free(b.types);
     free(o.counts);
     free(o.cvars);
     PMPI_Comm_free(&b.agree_comm);

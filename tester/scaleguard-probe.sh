@@ -249,12 +249,13 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flo
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=() has_in_place=() packed=() reduction=()
+declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=()
 while read -r name kind form send _ reduces _; do
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
   has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
   packed[$name]=$([[ $send == send=packed ]] && echo 1 || echo 0)
   reduction[$name]=$([[ $reduces != reduces=none ]] && echo 1 || echo 0)
+  in_bytes[$name]=$([[ $send == send=w ]] && echo 1 || echo 0) # Alltoallw's displacements
 done < <("$ini_tool" routines)
 if [[ $collective == all ]]; then
   mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1)
@@ -1054,10 +1055,12 @@ search() {
   ((inplace == 0)) || found+=(inplace=yes)
   ((nodes == 1)) || found+=(nodes="$nodes")
 
-  # Class D: the first failure is where the last int displacement, (P-1)*n,
-  # passes INT_MAX.
-  local classified
-  if ((irregular[$routine] && (p - 1) * safe <= INT_MAX && (p - 1) * fail > INT_MAX)); then
+  # Class D: the first failure is where the last int displacement, (P-1)*n
+  # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX.
+  local classified unit=1
+  ((in_bytes[$routine] == 0)) || unit=$s
+  if ((irregular[$routine] && (p - 1) * safe * unit <= INT_MAX &&
+    (p - 1) * fail * unit > INT_MAX)); then
     classified=(class=D)
   else
     # A doubled point moves up to twice the bytes: at 2s the search's limit,

@@ -506,6 +506,20 @@ static int64_t side_elements(const struct sg_call_side *side, int procs, int ran
     }
 }
 
+/* The bytes of one side: its elements in its type, or each block in its
+ * own (Alltoallw). */
+static int64_t side_bytes(const struct sg_call_side *side, int procs, int rank)
+{
+    int64_t total = 0;
+    if (side->layout == SG_SIDE_W) {
+        for (int i = 0; i < procs; i++)
+            total += side->counts[i] > 0 ? type_bytes(side->types[i], side->counts[i]) : 0;
+        return total;
+    }
+    int64_t elements = side_elements(side, procs, rank);
+    return elements > 0 ? type_bytes(side->type, elements) : 0;
+}
+
 static void collective_bytes(const struct sg_call *c, const struct sg_comm_identity *identity,
                              int64_t *sent, int64_t *received)
 {
@@ -521,10 +535,8 @@ static void collective_bytes(const struct sg_call *c, const struct sg_comm_ident
         send = recv;
         recv = (struct sg_call_side){0};
     }
-    int64_t send_elements = side_elements(&send, procs, rank);
-    int64_t recv_elements = side_elements(&recv, procs, rank);
-    *sent = send_elements > 0 ? type_bytes(send.type, send_elements) : 0;
-    *received = recv_elements > 0 ? type_bytes(recv.type, recv_elements) : 0;
+    *sent = side_bytes(&send, procs, rank);
+    *received = side_bytes(&recv, procs, rank);
 }
 
 static int routine_is_test(const char *routine)

@@ -80,13 +80,17 @@ static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displ
 {
     int single = s->layout == SG_SIDE_SINGLE;
     uint64_t unit = 1;
-    if (by_basic && s->layout != SG_SIDE_NONE && sg_type_elements(s->type, &unit) != MPI_SUCCESS)
+    if (by_basic && s->layout != SG_SIDE_NONE && s->layout != SG_SIDE_W &&
+        sg_type_elements(s->type, &unit) != MPI_SUCCESS)
         unit = 1;
     return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
                             .count = single ? sg_single_count(s, rank) : s->count,
                             .counts = single ? NULL : s->counts,
-                            .displs = s->layout == SG_SIDE_V ? displs : NULL, .type = s->type,
-                            .unit = unit};
+                            .displs = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W
+                                          ? displs
+                                          : NULL,
+                            .type = s->type,
+                            .types = s->types, .unit = unit};
 }
 
 void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
@@ -101,7 +105,7 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     d->regular = info->v_form != c->routine && !is_reduction(c->routine);
     d->block_bytes = 0;
     /* by the routine's row, not this rank's sides: the same on every rank */
-    d->by_basic = !is_reduction(c->routine) && info->send != SG_SIDE_V && info->recv != SG_SIDE_V;
+    d->by_basic = !is_reduction(c->routine) && !info->irregular;
     d->send = side_of(&send, send_displs, rank, d->by_basic);
     d->recv = side_of(&recv, recv_displs, rank, d->by_basic);
     if (d->regular) {

@@ -38,6 +38,7 @@ static inline int64_t largest_block(const struct sg_side *side, int procs)
     case SG_SIDE_REGULAR:
         return side->count * (int64_t)side->unit;
     case SG_SIDE_V:
+    case SG_SIDE_W:
     case SG_SIDE_PACKED: {
         int64_t largest = 0;
         for (int i = 0; i < procs; i++)
@@ -51,12 +52,34 @@ static inline int64_t largest_block(const struct sg_side *side, int procs)
     return 0;
 }
 
-/* V sides are cut only if every piece keeps an int displacement. */
+/* The datatype of block i of a V or W side. */
+static inline MPI_Datatype block_type(const struct sg_side *side, int i)
+{
+    return side->types ? side->types[i] : side->type;
+}
+
+/* How many displacement units `count` elements of block i span: elements
+ * (of the side's one type) on a V side, bytes on a W side (Alltoallw),
+ * whose displacements count bytes. */
+static inline int64_t block_span(const struct sg_side *side, int i, int64_t count)
+{
+    return side->layout == SG_SIDE_W ? count * (int64_t)sg_extent_of(side->types[i]) : count;
+}
+
+/* The bytes of one displacement unit: the extent of a V side's type, one
+ * byte on a W side. */
+static inline MPI_Aint displ_unit(const struct sg_side *side)
+{
+    return side->layout == SG_SIDE_W ? 1 : sg_extent_of(side->type);
+}
+
+/* V and W sides are cut only if every piece keeps an int displacement. */
 static inline int v_side_fits(const struct sg_side *side, int procs)
 {
     for (int i = 0; i < procs; i++)
         if (side->counts[i] > 0 &&
-            (side->displs[i] < INT_MIN || side->displs[i] + side->counts[i] - 1 > INT_MAX))
+            (side->displs[i] < INT_MIN ||
+             side->displs[i] + block_span(side, i, side->counts[i]) - 1 > INT_MAX))
             return 0;
     return 1;
 }

@@ -27,7 +27,7 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
     const struct sg_routine_info *info = &sg_routines[c->routine];
     const char *reason = NULL;
     if (info->pairwise)
-        reason = "Alltoall(v) is excluded from W1-A (paper Table X)";
+        reason = "Alltoall(v,w) is excluded from W1-A (paper Table X)";
     else if (info->prefix)
         reason = "a prefix over groups is not the prefix over the communicator";
     else if (info->reduction)

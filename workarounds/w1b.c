@@ -52,7 +52,7 @@ static int packed_side_fits(const struct sg_side *side)
 
 static int side_cuts(const struct sg_side *side, int procs)
 {
-    return side->layout == SG_SIDE_V ? v_side_fits(side, procs)
+    return side->layout == SG_SIDE_V || side->layout == SG_SIDE_W ? v_side_fits(side, procs)
          : side->layout == SG_SIDE_PACKED ? packed_side_fits(side) : 1;
 }
 
@@ -131,12 +131,12 @@ static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windo
     return MPI_SUCCESS;
 }
 
-/* Alltoallv: the base of one window holding the whole side, if there is one
- * (0 where the side fits in int as it is). */
+/* Alltoallv(w): the base of one window holding the whole side, if there is
+ * one (0 where the side fits in int as it is). */
 static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
 {
     *base = 0;
-    if (side->layout != SG_SIDE_V || v_side_fits(side, procs))
+    if ((side->layout != SG_SIDE_V && side->layout != SG_SIDE_W) || v_side_fits(side, procs))
         return 1;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < procs; i++) {
@@ -144,8 +144,8 @@ static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
             continue;
         if (side->displs[i] < lo)
             lo = side->displs[i];
-        if (side->displs[i] + side->counts[i] > hi)
-            hi = side->displs[i] + side->counts[i];
+        if (side->displs[i] + block_span(side, i, side->counts[i]) > hi)
+            hi = side->displs[i] + block_span(side, i, side->counts[i]);
     }
     if (hi - lo > WINDOW_SPAN_MAX)
         return 0;
@@ -211,7 +211,8 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
     r->piece = MPI_DATATYPE_NULL;
     /* a V side with windows, or rebased whole, was checked by sg_windows_plan */
     int rebased = w->of != NULL || w->rebase[0] != 0 || w->rebase[1] != 0;
-    if (!(side->layout == SG_SIDE_V && rebased) && !side_cuts(side, procs))
+    int displaced = side->layout == SG_SIDE_V || side->layout == SG_SIDE_W;
+    if (!(displaced && rebased) && !side_cuts(side, procs))
         return -1;
     if (side->layout != SG_SIDE_NONE && side->layout != SG_SIDE_SINGLE) {
         r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
@@ -304,7 +305,8 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
 {
     const struct sg_side *side = r->side;
     const void *base = is_send ? c->sendbuf : c->recvbuf;
-    MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : sg_extent_of(side->type);
+    /* a W side's displacements count bytes, and its blocks have types of their own */
+    MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : displ_unit(side);
     const char *moved = NULL;
     MPI_Datatype type = side->layout == SG_SIDE_NONE ? MPI_DATATYPE_NULL : side->type;
     int count = 0, err;
@@ -344,14 +346,16 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         moved = (const char *)base + ((MPI_Aint)first * side->count + at) * extent;
         break;
     }
-    case SG_SIDE_V: {
+    case SG_SIDE_V:
+    case SG_SIDE_W: {
         /* With windows: the buffer moves to the window's base and only its
          * blocks move data; every displacement is an int by construction. */
         int64_t from = w->of ? w->base[window] : w->rebase[is_send ? 0 : 1];
         for (int i = 0; i < procs; i++) {
             int inside = w->of ? w->of[i] == window : 1;
             r->counts[i] = inside ? (int)clamp_chunk(side->counts[i], offset, chunk) : 0;
-            r->displs[i] = r->counts[i] ? (int)(side->displs[i] - from + offset) : 0;
+            r->displs[i] =
+                r->counts[i] ? (int)(side->displs[i] - from + block_span(side, i, offset)) : 0;
         }
         moved = (const char *)base + (MPI_Aint)from * extent;
         break;
@@ -377,7 +381,8 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     }
     }
 
-    int arrays = side->layout == SG_SIDE_V || side->layout == SG_SIDE_REGULAR;
+    int arrays = side->layout == SG_SIDE_V || side->layout == SG_SIDE_W ||
+                 side->layout == SG_SIDE_REGULAR;
     if (is_send) {
         sub->sendbuf = moved;
         sub->sendcount = count;

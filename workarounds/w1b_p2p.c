@@ -1,6 +1,8 @@
-/* W1-B for Gatherv, Scatterv and Alltoallv (and their I-forms) with no
+/* W1-B for Gatherv, Scatterv and Alltoallv(w) (and their I-forms) with no
  * plan sent: see workarounds.h. */
 #include "workarounds.h"
+
+#include "sides.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -15,20 +17,42 @@
  * every block end <= INT_MAX. */
 #define SPAN_MAX ((int64_t)INT_MAX - (int64_t)INT_MIN)
 
-/* Round one of a V side: every block of at most `chunk` elements of its
- * type, and the first lead[i] elements of each larger one (none without
- * `lead`), described from one base.
+/* `chunk` basic elements in elements of `type` (rounded down), and
+ * whether that is what the side's blocks are compared with (a type of
+ * zero elements moves nothing: no block of it is large). */
+static int64_t in_elements_of(MPI_Datatype type, int64_t chunk)
+{
+    uint64_t elements = 1;
+    if (sg_type_elements(type, &elements) != MPI_SUCCESS || elements == 0)
+        return INT64_MAX;
+    return chunk / (int64_t)(elements < INT64_MAX ? elements : INT64_MAX);
+}
+
+/* `chunk` basic elements in elements of a side's datatype: of its one
+ * type (computed once: `of_side`), or of block i's own on a W side. */
+static int64_t block_chunk(const struct sg_side *side, int i, int64_t chunk, int64_t of_side)
+{
+    return side->layout == SG_SIDE_W ? in_elements_of(side->types[i], chunk) : of_side;
+}
+
+/* Round one of a V or W side: every block of at most `chunk` basic
+ * elements, and the first lead[i] elements of each larger one (none
+ * without `lead`), described from one base.
  * `arrays` gets the counts, then the displacements; `*buffer` is moved to
  * the base. Returns -1 when those pieces span too wide for one base. */
 static int small_blocks(const struct sg_side *side, int procs, int64_t chunk,
                         const int64_t *lead, int *arrays, char **buffer)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int64_t of_side = side->layout == SG_SIDE_W ? 0 : in_elements_of(side->type, chunk);
     for (int i = 0; i < procs; i++) {
-        arrays[i] = side->counts[i] <= chunk ? side->counts[i] : lead ? (int)lead[i] : 0;
+        arrays[i] = side->counts[i] <= block_chunk(side, i, chunk, of_side) ? side->counts[i]
+                    : lead                                                 ? (int)lead[i]
+                                                                           : 0;
         if (arrays[i] > 0) {
+            int64_t end = side->displs[i] + block_span(side, i, arrays[i]);
             lo = side->displs[i] < lo ? side->displs[i] : lo;
-            hi = side->displs[i] + arrays[i] > hi ? side->displs[i] + arrays[i] : hi;
+            hi = end > hi ? end : hi;
         }
     }
     int64_t base = 0;
@@ -39,19 +63,16 @@ static int small_blocks(const struct sg_side *side, int procs, int64_t chunk,
     }
     for (int i = 0; i < procs; i++)
         arrays[procs + i] = arrays[i] > 0 ? (int)(side->displs[i] - base) : 0;
-    *buffer += (MPI_Aint)base * sg_extent_of(side->type);
+    *buffer += (MPI_Aint)base * displ_unit(side);
     return MPI_SUCCESS;
 }
 
-/* `chunk` basic elements in elements of `type` (rounded down), and
- * whether that is what the side's blocks are compared with (a type of
- * zero elements moves nothing: no block of it is large). */
-static int64_t in_elements_of(MPI_Datatype type, int64_t chunk)
+/* Where element `at` of block i of a V or W side lies, in bytes from the
+ * side's buffer. */
+static MPI_Aint element_at(const struct sg_side *side, int i, int64_t at)
 {
-    uint64_t elements = 1;
-    if (sg_type_elements(type, &elements) != MPI_SUCCESS || elements == 0)
-        return INT64_MAX;
-    return chunk / (int64_t)(elements < INT64_MAX ? elements : INT64_MAX);
+    return (MPI_Aint)side->displs[i] * displ_unit(side) +
+           (MPI_Aint)at * sg_extent_of(block_type(side, i));
 }
 
 struct pieces {
@@ -97,12 +118,14 @@ static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Da
 static int plan_exchange(const struct sg_side *side, int procs, int rank, int64_t chunk,
                          MPI_Comm comm, int64_t *lead, int64_t *step)
 {
-    uint64_t elements;
-    int err = sg_type_elements(side->type, &elements);
-    if (err != MPI_SUCCESS)
-        return err;
-    int64_t mine = elements > 0 && elements < INT32_MAX ? (int64_t)elements : 0;
+    uint64_t elements = 0;
+    int err = MPI_SUCCESS;
     for (int j = 0; j < procs; j++) {
+        /* a W side's blocks each have their own datatype */
+        if ((j == 0 || side->layout == SG_SIDE_W) &&
+            (err = sg_type_elements(block_type(side, j), &elements)) != MPI_SUCCESS)
+            return err;
+        int64_t mine = elements > 0 && elements < INT32_MAX ? (int64_t)elements : 0;
         lead[j] = step[j] = 0;
         if (j == rank || mine == 0 || side->counts[j] <= chunk / mine)
             continue;
@@ -132,12 +155,12 @@ static int plan_exchange(const struct sg_side *side, int procs, int rank, int64_
 static int exchange_in_place(const struct sg_side *side, char *buffer, int procs,
                              const int64_t *lead, const int64_t *step, MPI_Comm comm)
 {
-    MPI_Aint extent = sg_extent_of(side->type);
     for (int j = 0; j < procs; j++)
         for (int64_t done = lead[j]; step[j] > 0 && done < side->counts[j]; done += step[j]) {
             int piece = (int)(side->counts[j] - done < step[j] ? side->counts[j] - done : step[j]);
-            int err = PMPI_Sendrecv_replace(buffer + (side->displs[j] + done) * extent, piece,
-                                            side->type, j, 0, j, 0, comm, MPI_STATUS_IGNORE);
+            int err = PMPI_Sendrecv_replace(buffer + element_at(side, j, done), piece,
+                                            block_type(side, j), j, 0, j, 0, comm,
+                                            MPI_STATUS_IGNORE);
             if (err != MPI_SUCCESS)
                 return err;
         }
@@ -169,8 +192,15 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
      * root's round one reaches it (a Class D layout spans 2^32 extents or
      * more), so the whole block goes point to point, wherever it lies. */
     int in_place = send->in_place || recv->in_place;
-    int64_t send_chunk = send->layout != SG_SIDE_NONE ? in_elements_of(send->type, chunk) : 0;
-    int64_t recv_chunk = recv->layout != SG_SIDE_NONE ? in_elements_of(recv->type, chunk) : 0;
+    /* a W side's blocks are compared each in its own datatype (block_chunk) */
+    int64_t send_chunk = send->layout != SG_SIDE_NONE && send->layout != SG_SIDE_W
+                             ? in_elements_of(send->type, chunk)
+                             : 0;
+    int64_t recv_chunk = recv->layout != SG_SIDE_NONE && recv->layout != SG_SIDE_W
+                             ? in_elements_of(recv->type, chunk)
+                             : 0;
+    int send_v = send->layout == SG_SIDE_V || send->layout == SG_SIDE_W;
+    int recv_v = recv->layout == SG_SIDE_V || recv->layout == SG_SIDE_W;
     int exchanges = d->pairwise && in_place;
     char *send_base = (char *)c->sendbuf, *recv_base = c->recvbuf;
     char *send_from = send_base, *recv_into = recv_base;
@@ -180,16 +210,15 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         err = lead == NULL ? MPI_ERR_NO_MEM
                            : plan_exchange(recv, procs, rank, chunk, copy, lead, lead + procs);
     }
-    if (err == MPI_SUCCESS && send->layout == SG_SIDE_V &&
-        (err = small_blocks(send, procs, send_chunk, NULL, arrays, &send_from)) ==
-            MPI_SUCCESS) {
+    if (err == MPI_SUCCESS && send_v &&
+        (err = small_blocks(send, procs, chunk, NULL, arrays, &send_from)) == MPI_SUCCESS) {
         first.sendbuf = send_from;
         first.sendcounts = arrays;
         first.sdispls = arrays + procs;
     }
-    if (err == MPI_SUCCESS && recv->layout == SG_SIDE_V &&
-        (err = small_blocks(recv, procs, recv_chunk, lead, arrays + 2 * procs,
-                            &recv_into)) == MPI_SUCCESS) {
+    if (err == MPI_SUCCESS && recv_v &&
+        (err = small_blocks(recv, procs, chunk, lead, arrays + 2 * procs, &recv_into)) ==
+            MPI_SUCCESS) {
         first.recvbuf = recv_into;
         first.recvcounts = arrays + 2 * procs;
         first.rdispls = arrays + 3 * procs;
@@ -215,8 +244,6 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     if (exchanges) {
         err = exchange_in_place(recv, recv_base, procs, lead, lead + procs, copy);
     } else {
-        MPI_Aint send_extent = send->layout == SG_SIDE_V ? sg_extent_of(send->type) : 0;
-        MPI_Aint recv_extent = recv->layout == SG_SIDE_V ? sg_extent_of(recv->type) : 0;
         /* Gatherv's own block from its SINGLE send side, Scatterv's to its
          * SINGLE receive side: copied once the others' are posted, so that
          * theirs move meanwhile, where a copy can be (MPICH 4.0.2 moves a
@@ -227,10 +254,10 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         int64_t own_bytes = -1;
         if (c->root == rank && !in_place && send_big) {
             own_from = send_base;
-            own_to = recv_base + recv->displs[rank] * recv_extent;
+            own_to = recv_base + element_at(recv, rank, 0);
             own_bytes = sg_copy_bytes(send->count, send->type, recv->counts[rank], recv->type);
         } else if (c->root == rank && !in_place && recv_big) {
-            own_from = send_base + send->displs[rank] * send_extent;
+            own_from = send_base + element_at(send, rank, 0);
             own_to = recv_base;
             own_bytes = sg_copy_bytes(send->counts[rank], send->type, recv->count, recv->type);
         }
@@ -239,12 +266,13 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         for (int i = 0; i < procs && err == MPI_SUCCESS; i++) {
             if (i == rank && (in_place || own_bytes >= 0))
                 continue;
-            if (recv->layout == SG_SIDE_V && recv->counts[i] > recv_chunk)
-                err = post_block(&p, 1, recv_base + recv->displs[i] * recv_extent,
-                                 recv->counts[i], recv->type, i, copy);
-            if (err == MPI_SUCCESS && send->layout == SG_SIDE_V && send->counts[i] > send_chunk)
-                err = post_block(&p, 0, send_base + send->displs[i] * send_extent,
-                                 send->counts[i], send->type, i, copy);
+            if (recv_v && recv->counts[i] > block_chunk(recv, i, chunk, recv_chunk))
+                err = post_block(&p, 1, recv_base + element_at(recv, i, 0), recv->counts[i],
+                                 block_type(recv, i), i, copy);
+            if (err == MPI_SUCCESS && send_v &&
+                send->counts[i] > block_chunk(send, i, chunk, send_chunk))
+                err = post_block(&p, 0, send_base + element_at(send, i, 0), send->counts[i],
+                                 block_type(send, i), i, copy);
         }
         if (send_big && err == MPI_SUCCESS)
             err = post_block(&p, 0, send_base, send->count, send->type, c->root, copy);

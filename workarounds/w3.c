@@ -41,7 +41,7 @@ static int widen(const struct sg_side *side, int procs, struct wide *w)
 {
     w->counts = NULL;
     w->displs = NULL;
-    if (side->layout != SG_SIDE_V)
+    if (side->layout != SG_SIDE_V && side->layout != SG_SIDE_W) /* W: bytes */
         return MPI_SUCCESS;
     w->counts = malloc((size_t)procs * sizeof *w->counts);
     w->displs = malloc((size_t)procs * sizeof *w->displs);

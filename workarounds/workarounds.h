@@ -43,9 +43,10 @@ struct sg_side {
     enum sg_layout layout;
     int in_place;       /* the side is MPI_IN_PLACE (its data lives in the other buffer) */
     int count;          /* SINGLE, REGULAR */
-    const int *counts;  /* V, PACKED */
-    const int64_t *displs; /* V: intended displacements, in extents of type */
-    MPI_Datatype type;
+    const int *counts;  /* V, W, PACKED */
+    const int64_t *displs; /* V: intended displacements, in extents of type; W: in bytes */
+    MPI_Datatype type;  /* W: MPI_DATATYPE_NULL */
+    const MPI_Datatype *types; /* W: each block's datatype */
     uint64_t unit;      /* W1-B's units in one element of type: its basic elements where
                          * W1-B counts in them (by_basic), else 1 */
 };
@@ -54,7 +55,7 @@ struct sg_described {
     struct sg_side send, recv;
     int procs;
     int per_block_factor; /* how many blocks a chunk counts for in n (P for Reduce_scatter) */
-    int pairwise;         /* Alltoall(v): each rank's block for rank i is matched with rank
+    int pairwise;         /* Alltoall(v,w): each rank's block for rank i is matched with rank
                            * i's block for it */
     int regular;          /* Scatter, Gather, Allgather, Alltoall: every block has the same
                            * `block_bytes` on every rank (type signatures match) */

@@ -1,5 +1,5 @@
 /* libsg_forward.so: interposition alone, the floor under libscaleguard.so's
- * hot path. Preloaded in its place, each of the 30 collectives calls its
+ * hot path. Preloaded in its place, each of the 32 collectives calls its
  * PMPI_* function with the application's arguments, as the layer's wrapper
  * does for a routine that nothing can trigger (sg_passes)
  * (scripts/bench-protect.sh, case `floor`). */

@@ -53,14 +53,18 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-/* One call of routine `r` moving `bytes` per rank and peer. */
+/* One call of routine `r` moving `bytes` per rank and peer (Alltoallw:
+ * `types`, MPI_BYTE for every block, so its byte displacements are
+ * `displs`). */
 static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *recv,
-                                int *counts, int *displs, MPI_Request *request)
+                                int *counts, int *displs, const MPI_Datatype *types,
+                                MPI_Request *request)
 {
     struct sg_call c = {.routine = r, .sendbuf = send, .recvbuf = recv, .sendcount = bytes,
                         .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
                         .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
-                        .rdispls = displs, .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
+                        .rdispls = displs, .sendtypes = types, .recvtypes = types,
+                        .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
                         .request = sg_is_nonblocking(r) ? request : NULL};
     if (!sg_routines[r].rooted)
         c.root = -1;
@@ -144,14 +148,16 @@ int main(int argc, char **argv)
     char *send = malloc(total), *recv = malloc(total);
     int *counts = malloc((size_t)procs * sizeof *counts);
     int *displs = malloc((size_t)procs * sizeof *displs);
+    MPI_Datatype *types = malloc((size_t)procs * sizeof *types);
     double *ratios = malloc((size_t)reps * sizeof *ratios);
-    if (!send || !recv || !counts || !displs || !ratios)
+    if (!send || !recv || !counts || !displs || !types || !ratios)
         PMPI_Abort(MPI_COMM_WORLD, 3);
     memset(send, rank + 1, total);
     memset(recv, 0, total);
     for (int i = 0; i < procs; i++) {
         counts[i] = (int)bytes;
         displs[i] = (int)(i * bytes);
+        types[i] = MPI_BYTE;
     }
     /* --wrap: the protected call's far layout, its displacements summed in int */
     int64_t apart = bytes + (int64_t)INT32_MAX / (procs > 1 ? procs - 1 : 1);
@@ -170,11 +176,11 @@ int main(int argc, char **argv)
             continue;
         MPI_Request request;
         struct sg_call c = make_call((enum sg_routine)r, (int)bytes, send, recv, counts, displs,
-                                     &request);
+                                     types, &request);
         struct sg_call guarded_call = c;
         if (wrap) { /* the same routine over the far layout (a single side stays as it is) */
             guarded_call = make_call((enum sg_routine)r, (int)bytes, far_send, far_recv, counts,
-                                     far_displs, &request);
+                                     far_displs, types, &request);
             if (sg_routines[r].send == SG_SIDE_SINGLE)
                 guarded_call.sendbuf = send;
             if (sg_routines[r].recv == SG_SIDE_SINGLE)
@@ -205,6 +211,7 @@ int main(int argc, char **argv)
     free(recv);
     free(counts);
     free(displs);
+    free(types);
     free(ratios);
     MPI_Finalize();
     return 0;

@@ -141,6 +141,28 @@ static void alltoallv_pair(void)
                   MPI_COMM_WORLD);
 }
 
+/* Alltoallw, each block of its own datatype, all right but one: rank 3
+ * receives 2 floats from rank 1, which sends it 1 double; its other
+ * blocks arrive as 1 double, or as a pair of floats from a rank that sends
+ * 2 floats. */
+static void alltoallw_pair(void)
+{
+    double send[64] = {0}, recv[64];
+    int sc[64], sd[64], rc[64], rd[64];
+    MPI_Datatype st[64], rt[64];
+    for (int r = 0; r < procs; r++) {
+        int floats = rank % 2 == 0 && r == 3; /* the even ranks send rank 3 2 floats */
+        sc[r] = floats ? 2 : 1;
+        st[r] = floats ? MPI_FLOAT : MPI_DOUBLE;
+        sd[r] = r * (int)sizeof(double);
+        int pair = rank == 3 && r % 2 == 0;
+        rc[r] = rank == 3 && r == 1 ? 2 : pair ? 2 : 1;
+        rt[r] = rank == 3 && (r == 1 || pair) ? MPI_FLOAT : MPI_DOUBLE;
+        rd[r] = r * (int)sizeof(double);
+    }
+    MPI_Alltoallw(send, sc, sd, st, recv, rc, rd, rt, MPI_COMM_WORLD);
+}
+
 /* An I-form's signature mismatch, judged at the next blocking call. */
 static void ibcast_signature(void)
 {
@@ -182,6 +204,7 @@ static const struct {
     {"in_place_some", in_place_some},
     {"gatherv_pair", gatherv_pair},
     {"alltoallv_pair", alltoallv_pair},
+    {"alltoallw_pair", alltoallw_pair},
     {"ibcast_signature", ibcast_signature},
     {"split_freed", split_freed},
     {"skipped_last", skipped_last},

@@ -13,7 +13,7 @@
  * (seed, call, world rank, send|recv), so bytes the call must not touch
  * (holes inside an element, gaps between blocks) are checked too.
  *
- * What the calls cover: all 30 collectives; MPI_COMM_WORLD, a dup, and two
+ * What the calls cover: the 32 collectives but Alltoallw and Ialltoallw; MPI_COMM_WORLD, a dup, and two
  * halves of it (the upper one in reverse rank order); MPI_CHAR, MPI_INT,
  * MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
  * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8

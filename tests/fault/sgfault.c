@@ -1,7 +1,7 @@
 /* libsgfault.so: a test preload that makes chosen MPI collectives fail the
  * way a real scaling bug does once a trigger is exceeded (README.md here).
  *
- * It defines both MPI_* and PMPI_* for the 30 collectives, so the sub-calls a
+ * It defines both MPI_* and PMPI_* for the 32 collectives, so the sub-calls a
  * PMPI layer above it (libscaleguard.so) issues are checked as well, and
  * forwards to the next definition in lookup order (the MPI library). */
 #include "collective.h"
@@ -238,10 +238,13 @@ static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape
     struct sg_call_side send, recv;
     size_t procs = (size_t)shape->procs;
     sg_call_sides(c, shape->is_root, &send, &recv);
-    if (send.layout != SG_SIDE_V && recv.layout != SG_SIDE_V)
+    /* V and W sides (Alltoallw's displacements count bytes) */
+    int send_v = send.layout == SG_SIDE_V || send.layout == SG_SIDE_W;
+    int recv_v = recv.layout == SG_SIDE_V || recv.layout == SG_SIDE_W;
+    if (!send_v && !recv_v)
         return -1;
-    return (recv.layout == SG_SIDE_V && sg_displs_suspicious(recv.counts, recv.displs, procs)) ||
-           (send.layout == SG_SIDE_V && sg_displs_suspicious(send.counts, send.displs, procs));
+    return (recv_v && sg_displs_suspicious(recv.counts, recv.displs, procs)) ||
+           (send_v && sg_displs_suspicious(send.counts, send.displs, procs));
 }
 
 static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *shape, char *why,
@@ -362,11 +365,21 @@ static void corrupt_received(const struct sg_call *c)
         block = sg_single_count(&recv, rank) > 0 ? 0 : -1;
     else if (recv.layout == SG_SIDE_REGULAR || recv.layout == SG_SIDE_V)
         block = first_block(recv.count, recv.counts, recv.displs, procs, own);
+    MPI_Datatype type = c->recvtype;
     MPI_Aint lb, extent, true_lb, true_extent;
-    if (block < 0 || PMPI_Type_get_extent(c->recvtype, &lb, &extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent(c->recvtype, &true_lb, &true_extent) != MPI_SUCCESS ||
+    if (recv.layout == SG_SIDE_W) { /* a byte displacement, and the block's own datatype */
+        for (int i = 0; i < procs && block < 0; i++)
+            if (recv.counts[i] > 0 && i != own) {
+                block = recv.displs[i];
+                type = recv.types[i];
+            }
+    }
+    if (block < 0 || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS ||
         true_extent <= 0)
         return;
+    if (recv.layout == SG_SIDE_W)
+        extent = 1;
     /* Integer arithmetic: the buffer may be MPI_BOTTOM. */
     uintptr_t address = (uintptr_t)c->recvbuf + (uintptr_t)(block * extent + true_lb);
     *(unsigned char *)address ^= 0xFF;

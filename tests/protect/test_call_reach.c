@@ -1,11 +1,12 @@
-/* The hot path's one comparison is sound: for random calls of all 30
- * routines on every rank (random counts up to INT_MAX, datatypes of one,
+/* The hot path's one comparison is sound: for random calls of every
+ * routine on every rank (random counts up to INT_MAX, datatypes of one,
  * two and mixed-size basic elements, of none, in place or not, each rank as
  * root), sg_call_reach is at least every trigger value of the call's shape
  * (n, nP, sn, snP) and keeps n under the Class X bound it stands for at any
  * measured (s, P); and it is exact (snP) where the call moves one predefined
  * type of the same count on each side, so the hot path stays tight.
- * Alltoallv's shape counts both rows, each in its own datatype. */
+ * Alltoallv's shape counts both rows, each in its own datatype, and
+ * Alltoallw's every block in the block's own (random per block). */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -58,6 +59,9 @@ int main(int argc, char **argv)
     int *arrays[4];
     for (int a = 0; a < 4; a++)
         arrays[a] = malloc((size_t)procs * sizeof(int));
+    MPI_Datatype *block_types[2]; /* Alltoallw's, per block: send, receive */
+    for (int a = 0; a < 2; a++)
+        block_types[a] = malloc((size_t)procs * sizeof(MPI_Datatype));
     int buffer, failures = 0, exact = 0, calls = 0;
     for (int trial = 0; trial < 20000 && failures < 10; trial++) {
         enum sg_routine r = (enum sg_routine)(next_random() % SG_ROUTINE_COUNT);
@@ -69,11 +73,16 @@ int main(int argc, char **argv)
         for (int a = 0; a < 4; a++)
             for (int i = 0; i < procs; i++)
                 arrays[a][i] = alike ? count : random_count();
+        for (int i = 0; i < procs; i++) {
+            block_types[0][i] = alike ? send_type : types[next_random() % (uint64_t)ntypes];
+            block_types[1][i] = alike ? send_type : types[next_random() % (uint64_t)ntypes];
+        }
         struct sg_call c = {.routine = r, .sendbuf = &buffer, .sendcount = count,
                             .sendcounts = arrays[0], .sdispls = arrays[1], .sendtype = send_type,
                             .recvbuf = &buffer, .recvcount = alike ? count : random_count(),
                             .recvcounts = arrays[2], .rdispls = arrays[3],
-                            .recvtype = recv_type, .op = MPI_SUM,
+                            .recvtype = recv_type, .sendtypes = block_types[0],
+                            .recvtypes = block_types[1], .op = MPI_SUM,
                             .root = info->rooted ? (int)(next_random() % (uint64_t)procs) : -1,
                             .comm = MPI_COMM_WORLD};
         if (info->in_place && next_random() % 4 == 0) {
@@ -103,18 +112,22 @@ int main(int argc, char **argv)
                 failures++;
             }
         }
-        if (sg_blocking_form(r) == SG_MPI_Alltoallv) { /* both rows, in their own types */
+        int w = sg_blocking_form(r) == SG_MPI_Alltoallw;
+        if (sg_blocking_form(r) == SG_MPI_Alltoallv || w) { /* both rows, in their own types */
             for (int row = 0; row < 2; row++) {
                 if (c.sendbuf == MPI_IN_PLACE && row == 0)
                     continue; /* the receive row is both */
                 const int *counts = row ? c.recvcounts : c.sendcounts;
                 uint64_t elements, most = 0;
-                sg_type_elements(row ? recv_type : send_type, &elements);
-                for (int i = 0; i < procs; i++)
-                    most = (uint64_t)counts[i] > most ? (uint64_t)counts[i] : most;
-                if (most * elements > sh.n) {
+                for (int i = 0; i < procs; i++) {
+                    sg_type_elements(w ? block_types[row][i] : row ? recv_type : send_type,
+                                     &elements);
+                    uint64_t basic = (uint64_t)counts[i] * elements;
+                    most = basic > most ? basic : most;
+                }
+                if (most > sh.n) {
                     fprintf(stderr, "rank %d: %s: n=%" PRIu64 " under the %s row's %" PRIu64 "\n",
-                            rank, info->name, sh.n, row ? "receive" : "send", most * elements);
+                            rank, info->name, sh.n, row ? "receive" : "send", most);
                     failures++;
                 }
             }
@@ -147,6 +160,8 @@ int main(int argc, char **argv)
         MPI_Type_free(&types[t]);
     for (int a = 0; a < 4; a++)
         free(arrays[a]);
+    for (int a = 0; a < 2; a++)
+        free(block_types[a]);
     MPI_Finalize();
     return all_failures != 0 || exact == 0;
 }

@@ -28,6 +28,12 @@
  *   alltoallv_in_place_own_types  Alltoallv in place, 2 (i + j + 1)
  *                            doubles between i and j, rank 2 receiving
  *                            contiguous(2 doubles)
+ *   alltoallw_own_types      Alltoallw, 2 (i + j + 1) doubles from i to j,
+ *                            each block in its own datatype (doubles or
+ *                            pairs of them, the two ends of a block
+ *                            differently), the receive side's blocks 8
+ *                            bytes apart
+ *   alltoallw_in_place_own_types  Alltoallw in place, the same blocks
  *   ibcast_struct            Ibcast of 20 x struct {int; double} (padded)
  *   allgather_negative_lb    Allgather of 5 x resized(2 ints, lb -8,
  *                            extent 16) per rank
@@ -43,8 +49,11 @@
  *   gatherv_zero             Gatherv to root 0 with every count 0
  *   bcast_intercomm          Bcast of 12 doubles over an intercommunicator
  *                            (ranks 0, 1 against 2, 3; root 0 of the first)
+ *   alltoallw_intercomm      Alltoallw over that intercommunicator, each
+ *                            block to a rank of the other group in its own
+ *                            datatype, as in alltoallw_own_types
  *   iscatter_in_place_vector, ibcast_own_types, igather_vector_root,
- *   iallgather_own_types, ialltoall_own_types
+ *   iallgather_own_types, ialltoall_own_types, ialltoallw_own_types
  *                            the cases above as I-forms
  *
  * Output: "sg_transparency: CASE same" from rank 0 per case, on standard
@@ -317,6 +326,58 @@ static void alltoallv_in_place_own_types(struct setup *s)
     s->recv_at = 0;
 }
 
+static MPI_Datatype stypes[64], rtypes[64];
+
+/* Block j of Alltoallw: 2 (rank + j + 1) doubles, as doubles or as pairs
+ * (`pairs`, made once per case). */
+static void w_block(int j, int as_pairs, MPI_Datatype pairs, int *count, MPI_Datatype *type)
+{
+    *count = 2 * (rank + j + 1) / (as_pairs ? 2 : 1);
+    *type = as_pairs ? pairs : MPI_DOUBLE;
+}
+
+static void alltoallw_own_types(struct setup *s)
+{
+    MPI_Datatype pairs = doubles(2, s);
+    int sent = 0, received = 0;
+    for (int j = 0; j < procs; j++) {
+        w_block(j, (rank + j) % 2, pairs, &scounts[j], &stypes[j]);
+        sdispls[j] = sent;
+        sent += 2 * (rank + j + 1) * D;
+    }
+    for (int j = 0; j < procs; j++) { /* 8 bytes apart */
+        w_block(j, (rank + j + 1) % 2, pairs, &counts[j], &rtypes[j]);
+        displs[j] = received;
+        received += 2 * (rank + j + 1) * D + 8;
+    }
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = scounts,
+                               .sdispls = sdispls, .sendtypes = stypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = counts,
+                               .rdispls = displs, .recvtypes = rtypes,
+                               .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = MPI_COMM_WORLD};
+    s->send_bytes = (size_t)sent;
+    s->recv_bytes = (size_t)received;
+    s->send_at = s->recv_at = 0;
+}
+
+static void alltoallw_in_place_own_types(struct setup *s)
+{
+    MPI_Datatype pairs = doubles(2, s);
+    int received = 0;
+    for (int j = 0; j < procs; j++) {
+        w_block(j, (rank + j) % 2, pairs, &counts[j], &rtypes[j]);
+        displs[j] = received;
+        received += 2 * (rank + j + 1) * D;
+    }
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .recvcounts = counts,
+                               .rdispls = displs, .recvtypes = rtypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL,
+                               .root = -1, .comm = MPI_COMM_WORLD};
+    s->recv_bytes = (size_t)received;
+    s->send_at = IN_PLACE;
+    s->recv_at = 0;
+}
+
 static void ibcast_struct(struct setup *s)
 {
     s->call = (struct sg_call){.routine = SG_MPI_Ibcast, .recvcount = 20,
@@ -445,6 +506,33 @@ static void bcast_intercomm(struct setup *s)
     s->recv_at = 0;
 }
 
+static void alltoallw_intercomm(struct setup *s)
+{
+    bcast_intercomm(s); /* the intercommunicator */
+    MPI_Datatype pairs = doubles(2, s);
+    int remote = procs / 2, low = rank < procs / 2, sent = 0, received = 0;
+    for (int j = 0; j < remote; j++) { /* world ranks: this one and j of the other group */
+        int peer = low ? remote + j : j;
+        int blocks = 2 * (rank + peer + 1);
+        scounts[j] = (rank + j) % 2 ? blocks / 2 : blocks;
+        stypes[j] = (rank + j) % 2 ? pairs : MPI_DOUBLE;
+        sdispls[j] = sent;
+        sent += blocks * D;
+        counts[j] = (rank + j + 1) % 2 ? blocks / 2 : blocks;
+        rtypes[j] = (rank + j + 1) % 2 ? pairs : MPI_DOUBLE;
+        displs[j] = received;
+        received += blocks * D + 8;
+    }
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = scounts,
+                               .sdispls = sdispls, .sendtypes = stypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = counts,
+                               .rdispls = displs, .recvtypes = rtypes,
+                               .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = intercomm};
+    s->send_bytes = (size_t)sent;
+    s->recv_bytes = (size_t)received;
+    s->send_at = s->recv_at = 0;
+}
+
 /* The cases of ranks with their own datatypes as I-forms, where the ranks
  * cannot compare anything inside the call: they must choose alike alone. */
 #define AS_I_FORM(name)                                                                        \
@@ -458,6 +546,7 @@ AS_I_FORM(bcast_own_types)
 AS_I_FORM(gather_vector_root)
 AS_I_FORM(allgather_own_types)
 AS_I_FORM(alltoall_own_types)
+AS_I_FORM(alltoallw_own_types)
 #undef AS_I_FORM
 
 static const struct {
@@ -473,7 +562,8 @@ static const struct {
     CASE(allreduce_user_struct),   CASE(ireduce_scatter_large), CASE(allgather_self),
     CASE(gatherv_zero),            CASE(bcast_intercomm),      CASE(iscatter_in_place_vector),
     CASE(ibcast_own_types),        CASE(igather_vector_root),  CASE(iallgather_own_types),
-    CASE(ialltoall_own_types),
+    CASE(ialltoall_own_types),     CASE(alltoallw_own_types),  CASE(alltoallw_in_place_own_types),
+    CASE(ialltoallw_own_types),    CASE(alltoallw_intercomm),
 #undef CASE
 };
 #define CASES (sizeof cases / sizeof *cases)

@@ -1,4 +1,4 @@
-/* The routine table (detectors/routines.h) is consistent: 30 routines, each
+/* The routine table (detectors/routines.h) is consistent: 32 routines, each
  * family a blocking routine and its I-form next to it (named MPI_I + the
  * blocking name, lower-cased after the I), the forms told apart by
  * sg_is_nonblocking alone; a v-form is its own v-form, of the same form,
@@ -15,7 +15,7 @@
 
 int main(void)
 {
-    CHECK_U64(SG_ROUTINE_COUNT, 30);
+    CHECK_U64(SG_ROUTINE_COUNT, 32);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
@@ -47,9 +47,11 @@ int main(void)
     /* what follows from the rows' layouts */
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
-        CHECK_U64(info->irregular, info->send == SG_SIDE_V || info->recv == SG_SIDE_V);
-        CHECK_U64(info->displs, (info->send == SG_SIDE_V) * SG_DISPLS_SEND |
-                                    (info->recv == SG_SIDE_V) * SG_DISPLS_RECV);
+        /* displacements: V sides, and W sides (Alltoallw's, in bytes) */
+        int send_v = info->send == SG_SIDE_V || info->send == SG_SIDE_W;
+        int recv_v = info->recv == SG_SIDE_V || info->recv == SG_SIDE_W;
+        CHECK_U64(info->irregular, send_v || recv_v);
+        CHECK_U64(info->displs, send_v * SG_DISPLS_SEND | recv_v * SG_DISPLS_RECV);
         CHECK_U64(info->reduction, info->reduces != SG_REDUCES_NONE);
         CHECK_U64(info->prefix, info->reduces == SG_REDUCES_PREFIX ||
                                     info->reduces == SG_REDUCES_EXCLUSIVE_PREFIX);
@@ -72,6 +74,11 @@ int main(void)
     CHECK_U64(sg_routines[SG_MPI_Allgatherv].knows, SG_KNOWS_OWN);
     CHECK_U64(sg_routines[SG_MPI_Alltoallv].knows, SG_KNOWS_OWN);
     CHECK_U64(sg_routines[SG_MPI_Alltoallv].displs, SG_DISPLS_BOTH);
+    CHECK_U64(sg_routines[SG_MPI_Ialltoallw].knows, SG_KNOWS_OWN);
+    CHECK_U64(sg_routines[SG_MPI_Alltoallw].displs, SG_DISPLS_BOTH);
+    CHECK(sg_routines[SG_MPI_Alltoallw].pairwise && sg_routines[SG_MPI_Ialltoallw].in_place);
+    CHECK_U64(sg_routines[SG_MPI_Alltoallw].send, SG_SIDE_W);
+    CHECK_U64(sg_routines[SG_MPI_Ialltoallw].v_form, SG_MPI_Ialltoallw);
     CHECK(sg_routines[SG_MPI_Alltoall].pairwise && sg_routines[SG_MPI_Ialltoallv].pairwise);
     CHECK(!sg_routines[SG_MPI_Allgather].pairwise && !sg_routines[SG_MPI_Reduce_scatter].pairwise);
     CHECK(sg_routines[SG_MPI_Iscatter].global_buffer == SG_GLOBAL_SNP &&

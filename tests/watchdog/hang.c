@@ -18,6 +18,8 @@
  *   recv_sleeping    rank 0 receives from rank 1, which computes
  *   gatherv_sleeping the last rank computes while the others are in an
  *                    MPI_Gatherv that a workaround runs (the INI's bound)
+ *   alltoallw_sleeping  the last rank computes while the others are in an
+ *                    MPI_Alltoallw (a datatype per block)
  *   slow             a correct program: calls that wait, but less than the
  *                    limit, and a rank computing longer than the limit
  *                    while no rank is in MPI
@@ -92,6 +94,14 @@ int main(int argc, char **argv)
         if (rank == last)
             compute(pause);
         MPI_Gatherv(&x, 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    } else if (strcmp(name, "alltoallw_sleeping") == 0) {
+        int counts[64], displs[64], out[64] = {0}, in[64];
+        MPI_Datatype types[64];
+        for (int i = 0; i < procs && i < 64; i++)
+            counts[i] = 1, displs[i] = i * (int)sizeof(int), types[i] = MPI_INT;
+        if (rank == last)
+            compute(pause);
+        MPI_Alltoallw(out, counts, displs, types, in, counts, displs, types, MPI_COMM_WORLD);
     } else if (strcmp(name, "slow") == 0) {
         /* a receive that waits half the limit, a rank computing past it
          * while the others compute too, then everyone meets */
