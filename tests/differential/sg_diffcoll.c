@@ -13,9 +13,9 @@
  * (seed, call, world rank, send|recv), so bytes the call must not touch
  * (holes inside an element, gaps between blocks) are checked too.
  *
- * What the calls cover: the 32 collectives but Alltoallw and Ialltoallw; MPI_COMM_WORLD, a dup, and two
- * halves of it (the upper one in reverse rank order); MPI_CHAR, MPI_INT,
- * MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
+ * What the calls cover: the 32 collectives but Alltoallw and Ialltoallw;
+ * MPI_COMM_WORLD, a dup, and two halves of it (the upper one in reverse
+ * rank order); MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
  * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8
  * (true lb 8), indexed(2 ints at 0, 1 at 3), struct(int at 4, int at 0);
  * counts 0..--max-count, sometimes all multiples of 2, 3, 4 or 8
