@@ -14,33 +14,32 @@
  * (holes inside an element, gaps between blocks) are checked too.
  *
  * What the calls cover: the 32 collectives but Alltoallw and Ialltoallw;
- * MPI_COMM_WORLD, a dup, and two halves of it (the upper one in reverse
- * rank order); MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
- * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8
- * (true lb 8), indexed(2 ints at 0, 1 at 3), struct(int at 4, int at 0);
- * counts 0..--max-count, sometimes all multiples of 2, 3, 4 or 8
- * (so W2 can apply to v-routines); v-routine displacements non-descending
- * with random gaps; MPI_IN_PLACE where the standard allows it; arguments the
- * standard calls insignificant (recvcount at a Gather non-root, sendcount/
- * sendtype with MPI_IN_PLACE, count and displacement arrays at Gatherv/
- * Scatterv non-roots) sometimes set to junk or NULL. Reductions use only
- * exact ops: SUM/PROD/BAND/BXOR/MAX/MIN on MPI_INT and MPI_UINT64_T,
+ * MPI_COMM_WORLD, a dup, and two halves of it (the upper one in reverse rank
+ * order); MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints),
+ * vector(2 x 1 int, stride 3), resized(2 ints, lb 8, extent 12) and the same
+ * with the data at offset 8 (true lb 8), indexed(2 ints at 0, 1 at 3),
+ * struct(int at 4, int at 0); counts 0..--max-count, sometimes all multiples
+ * of 2, 3, 4 or 8 (so W2 can apply to v-routines); v-routine displacements
+ * non-descending with random gaps; MPI_IN_PLACE where the standard allows it;
+ * arguments the standard calls insignificant (recvcount at a Gather non-root,
+ * sendcount/ sendtype with MPI_IN_PLACE, count and displacement arrays at
+ * Gatherv/ Scatterv non-roots) sometimes set to junk or NULL. Reductions use
+ * only exact ops: SUM/PROD/BAND/BXOR/MAX/MIN on MPI_INT and MPI_UINT64_T,
  * MAX/MIN on MPI_DOUBLE, and a commutative user op ((1+a)(1+b)-1 on ints) on
- * MPI_INT and on every derived type (predefined ops on derived types are
- * not allowed in collectives). With --mixed-types, a call of MPI_INT that
- * is not a reduction and whose counts and displacements are all multiples
- * of 2 or 3 lets each rank describe its own buffers with its own type of
- * the int family (int, contiguous(3 ints), the vector, the resized, the
- * shifted, the indexed and the struct type: whichever hold a number of ints
- * dividing that granule), drawn per rank: the type signatures match, the
- * types do not (12 ints on
- * one rank, 4 x contiguous(3 ints) or 6 x vector on another). Half the
- * other calls are made such calls (not reductions: see mixes()), blocking
- * and I-forms alike. Non-blocking calls come in batches of up to 3
- * consecutive calls (blocking ones issued in between while the others are
- * pending) and complete by MPI_Wait or MPI_Test loops (in or against issue
- * order) or MPI_Waitall/Waitany/Testall/Testsome, sometimes with an
- * Irecv/Isend pair to self in the same request array.
+ * MPI_INT and on every derived type (predefined ops on derived types are not
+ * allowed in collectives). With --mixed-types, a call of MPI_INT that is not a
+ * reduction and whose counts and displacements are all multiples of 2 or 3
+ * lets each rank describe its own buffers with its own type of the int family
+ * (int, contiguous(3 ints), the vector, the resized, the shifted, the indexed
+ * and the struct type: whichever hold a number of ints dividing that granule),
+ * drawn per rank: the type signatures match, the types do not (12 ints on one
+ * rank, 4 x contiguous(3 ints) or 6 x vector on another). Half the other calls
+ * are made such calls (not reductions: see mixes()), blocking and I-forms
+ * alike. Non-blocking calls come in batches of up to 3 consecutive calls
+ * (blocking ones issued in between while the others are pending) and complete
+ * by MPI_Wait or MPI_Test loops (in or against issue order) or
+ * MPI_Waitall/Waitany/Testall/Testsome, sometimes with an Irecv/Isend pair to
+ * self in the same request array.
  *
  * Output (--output FILE): one file per rank, FILE.rank<world rank>, one line
  * per call, in call order:
