@@ -5,7 +5,7 @@
 
 enum sg_watch_kind {
     SG_WATCH_OUTSIDE,    /* not in a watched call */
-    SG_WATCH_COLLECTIVE, /* the 26, MPI_Barrier */
+    SG_WATCH_COLLECTIVE, /* the protected routines, MPI_Barrier */
     SG_WATCH_SEND,       /* MPI_Send, Ssend, Rsend, Bsend */
     SG_WATCH_RECV,       /* MPI_Recv, MPI_Probe */
     SG_WATCH_SENDRECV,   /* MPI_Sendrecv(_replace): both sides */

@@ -1,4 +1,4 @@
-/* libscaleguard.so: the 26 MPI_* collectives, each checked by the detectors
+/* libscaleguard.so: the MPI_* collectives of SG_FAMILY_LIST, each checked by the detectors
  * and, when a trigger is reached, replaced by a workaround.
  *
  * Every rank must take the same path. Regular routines see everything they

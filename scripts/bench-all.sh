@@ -161,7 +161,7 @@ gnuplot_version=$(gnuplot --version 2>/dev/null || true)
   echo
   # bench-protect's own lines on how it measured, without its title.
   awk 'NR > 2 && /^#/ { exit } NR > 2' "$overhead.md"
-  echo "Below, per MPI and case, the spread of the ratio over the 26 routines and"
+  echo "Below, per MPI and case, the spread of the ratio over the routines measured and"
   echo "the ratio of each routine against the message size (blocking routines solid,"
   echo "their I-forms dashed in the same colour); all ratios in the full tables at the end."
   echo

@@ -109,8 +109,8 @@ done
   echo
   echo "    scaleguard-probe ${campaign[*]//$tree/BUILD} --max-jobs K"
   echo
-  echo "on a cluster of \`jobs/local-slurm.sh start --nodes N\` (K = $per_node per node): the 26"
-  echo "routines' searches at P = 2, two of them failing (the fault preload: MPI_Ibcast and"
+  echo "on a cluster of \`jobs/local-slurm.sh start --nodes N\` (K = $per_node per node): every"
+  echo "routine's search at P = 2, two of them failing (the fault preload: MPI_Ibcast and"
   echo "MPI_Alltoallv past n = 40), each job of a campaign (K > 1) asking Slurm for its predicted"
   echo "memory (K = 1 is one job at a time, the probe without a campaign). *Wall*: the"
   echo "probe's command, start to end (with its one-rank job reading the MPI's control"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The workarounds' extra memory: peak resident set size of one call under
 # each forced workaround against the bare call, per rank, both MPIs. For each
-# of the 26 routines, scaleguard-bench runs one call of BYTES of MPI_BYTE per
-# rank and peer (default 64 MiB) in separate jobs: bare, and under
-# libscaleguard.so with `workaround = NAME` and the bound bench-protect.sh
-# forces it by (W1-B and W2: a quarter of the call's n, four rounds, so a
-# chunk is a quarter of a block; W1-A: half of n P, groups of 2). Each job's
-# peak_rss_max (the largest rank's peak) is read from its line; the extra is
-# their difference, next to one chunk, the target: at most one chunk per
-# rank. A chunk is the most one sub-call may move per rank under the bound:
-# BYTES / 4 under W1-B's and W2's, BYTES / 2 under W1-A's (where W1-A does
-# not apply, auto cuts by that bound).
+# routine of `scaleguard-ini routines`, scaleguard-bench runs one call of
+# BYTES of MPI_BYTE per rank and peer (default 64 MiB) in separate jobs:
+# bare, and under libscaleguard.so with `workaround = NAME` and the bound
+# bench-protect.sh forces it by (W1-B and W2: a quarter of the call's n, four
+# rounds, so a chunk is a quarter of a block; W1-A: half of n P, groups of
+# 2). Each job's peak_rss_max (the largest rank's peak) is read from its
+# line; the extra is their difference, next to one chunk, the target: at
+# most one chunk per rank. A chunk is the most one sub-call may move per
+# rank under the bound: BYTES / 4 under W1-B's and W2's, BYTES / 2 under
+# W1-A's (where W1-A does not apply, auto cuts by that bound).
 # Writes a Markdown report (default results/protect-memory.md at P = 2,
 # results/protect-memory-pP.md at another P) and a TSV next to it. P from
 # SCALEGUARD_BENCH_PROCS (default 2), MPIs from SCALEGUARD_BENCH_MPIS (default

@@ -70,7 +70,8 @@ bounds INI FILE (workaround = auto). Counts in the INI are the layer's n: for
 Reduce_scatter(_block) the sum of the counts, P times the bench's count.
 
   --collective NAME   an MPI collective (MPI_Scatter, MPI_Igatherv, ...) or
-                      `all` for the 26 of them, one after another
+                      `all` for every routine of the layer, one after
+                      another
   --procs P,...       one search per process count, largest first
   --forms LIST        plain (default), inplace (MPI_IN_PLACE wherever the
                       routine allows it; its entries get `inplace = yes`) or
