@@ -25,34 +25,39 @@ case $# in
   *) case $1 in -h | --help) usage; exit 0 ;; *) usage >&2; exit 2 ;; esac ;;
 esac
 cd "$(dirname "$0")/.."
+# Each part's heading says when it starts, in seconds since the suite began
+# (CI's budget is 45 minutes: where the time goes).
+part() { echo "=== [${SECONDS} s] $*"; }
 
 scripts/install-deps.sh
+part "build/mpich and build/openmpi"
 scripts/build.sh -DSCALEGUARD_WERROR=ON
 
 jobs=$(nproc)
 for mpi in mpich openmpi; do
-  echo "=== $mpi: tests"
+  part "$mpi: tests"
   ctest --test-dir "build/$mpi" --output-on-failure --parallel "$jobs" -LE 'large|long|shipped|soak'
-  echo "=== $mpi: large-memory tests, one at a time"
+  part "$mpi: large-memory tests, one at a time"
   ctest --test-dir "build/$mpi" --output-on-failure -L large --no-tests=ignore
 done
 
-echo "=== Release builds (the optimiser's warnings differ), warnings as errors"
+part "Release builds (the optimiser's warnings differ), warnings as errors"
 for mpi in mpich openmpi; do
   cmake -S . -B "build/release-$mpi" -DMPI_C_COMPILER="mpicc.$mpi" -DCMAKE_BUILD_TYPE=Release \
     -DSCALEGUARD_WERROR=ON
   cmake --build "build/release-$mpi" --parallel "$jobs"
 done
 
-echo "=== unit tests under AddressSanitizer and UBSan"
+part "unit tests under AddressSanitizer and UBSan"
 cmake -S . -B build/sanitize -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_WERROR=ON \
   -DSCALEGUARD_SANITIZE=ON
 cmake --build build/sanitize --parallel "$jobs"
 ctest --test-dir build/sanitize --output-on-failure --parallel "$jobs" -L unit
 
-echo "=== fuzz targets"
+part "fuzz targets"
 CC=clang cmake -S . -B build/fuzz -DMPI_C_COMPILER=mpicc.mpich -DSCALEGUARD_WERROR=ON \
   -DSCALEGUARD_FUZZ=ON \
   -DSCALEGUARD_FUZZ_SECONDS="${SCALEGUARD_FUZZ_SECONDS:-60}"
 cmake --build build/fuzz --parallel "$jobs"
 ctest --test-dir build/fuzz --output-on-failure --parallel "$jobs" -L fuzz
+part "done"
