@@ -8,38 +8,45 @@
  * op, root, counts, displacements, MPI_IN_PLACE, completion) from one
  * splitmix64 stream seeded by (seed, call), so all ranks agree on them
  * without talking. The data a rank sends is a function of (seed, call,
- * communicator, rank, position), so any rank can regenerate what any other
- * rank sent; every buffer is first filled with a pattern derived from
- * (seed, call, world rank, send|recv), so bytes the call must not touch
- * (holes inside an element, gaps between blocks) are checked too.
+ * communicator, rank, position; for Alltoallw also the block's destination),
+ * so any rank can regenerate what any other rank sent; every buffer is first
+ * filled with a pattern derived from (seed, call, world rank, send|recv), so
+ * bytes the call must not touch (holes inside an element, gaps between
+ * blocks) are checked too.
  *
- * What the calls cover: the 32 collectives but Alltoallw and Ialltoallw;
- * MPI_COMM_WORLD, a dup, and two halves of it (the upper one in reverse rank
- * order); MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints),
- * vector(2 x 1 int, stride 3), resized(2 ints, lb 8, extent 12) and the same
- * with the data at offset 8 (true lb 8), indexed(2 ints at 0, 1 at 3),
- * struct(int at 4, int at 0); counts 0..--max-count, sometimes all multiples
- * of 2, 3, 4 or 8 (so W2 can apply to v-routines); v-routine displacements
- * non-descending with random gaps; MPI_IN_PLACE where the standard allows it;
- * arguments the standard calls insignificant (recvcount at a Gather non-root,
- * sendcount/ sendtype with MPI_IN_PLACE, count and displacement arrays at
- * Gatherv/ Scatterv non-roots) sometimes set to junk or NULL. Reductions use
- * only exact ops: SUM/PROD/BAND/BXOR/MAX/MIN on MPI_INT and MPI_UINT64_T,
- * MAX/MIN on MPI_DOUBLE, and a commutative user op ((1+a)(1+b)-1 on ints) on
- * MPI_INT and on every derived type (predefined ops on derived types are not
- * allowed in collectives). With --mixed-types, a call of MPI_INT that is not a
- * reduction and whose counts and displacements are all multiples of 2 or 3
- * lets each rank describe its own buffers with its own type of the int family
- * (int, contiguous(3 ints), the vector, the resized, the shifted, the indexed
- * and the struct type: whichever hold a number of ints dividing that granule),
- * drawn per rank: the type signatures match, the types do not (12 ints on one
- * rank, 4 x contiguous(3 ints) or 6 x vector on another). Half the other calls
- * are made such calls (not reductions: see mixes()), blocking and I-forms
- * alike. Non-blocking calls come in batches of up to 3 consecutive calls
- * (blocking ones issued in between while the others are pending) and complete
- * by MPI_Wait or MPI_Test loops (in or against issue order) or
- * MPI_Waitall/Waitany/Testall/Testsome, sometimes with an Irecv/Isend pair to
- * self in the same request array.
+ * What the calls cover: the 32 collectives; MPI_COMM_WORLD, a dup, and two
+ * halves of it (the upper one in reverse rank order); MPI_CHAR, MPI_INT,
+ * MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
+ * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8
+ * (true lb 8), indexed(2 ints at 0, 1 at 3), struct(int at 4, int at 0);
+ * counts 0..--max-count, sometimes all multiples of 2, 3, 4 or 8 (so W2 can
+ * apply to v-routines); v-routine displacements non-descending with random
+ * gaps; Alltoallw's blocks each with its own count and datatype (any of the
+ * above, a block's two ends of one type signature), at byte
+ * displacements in rank order with random gaps of whole elements or of any
+ * bytes (so not always multiples of the extent), in place with a symmetric
+ * matrix; MPI_IN_PLACE where the standard allows it; arguments the standard
+ * calls insignificant (recvcount at a Gather non-root, sendcount/ sendtype
+ * with MPI_IN_PLACE, the send arrays of Alltoall(v,w) in place, count and
+ * displacement arrays at Gatherv/ Scatterv non-roots) sometimes set to junk
+ * or NULL. Reductions use only exact ops: SUM/PROD/BAND/BXOR/MAX/MIN on
+ * MPI_INT and MPI_UINT64_T, MAX/MIN on MPI_DOUBLE, and a commutative user op
+ * ((1+a)(1+b)-1 on ints) on MPI_INT and on every derived type (predefined ops
+ * on derived types are not allowed in collectives). With --mixed-types, a
+ * call of MPI_INT that is not a reduction and whose counts and displacements
+ * are all multiples of 2 or 3 lets each rank describe its own buffers with
+ * its own type of the int family (int, contiguous(3 ints), the vector, the
+ * resized, the shifted, the indexed and the struct type: whichever hold a
+ * number of ints dividing that granule), drawn per rank: the type signatures
+ * match, the types do not (12 ints on one rank, 4 x contiguous(3 ints) or 6 x
+ * vector on another). Half the other calls are made such calls (not
+ * reductions: see mixes()), blocking and I-forms alike; an Alltoallw block's
+ * two ends each take a type of their own that holds the block's basic
+ * elements (end_type()). Non-blocking calls come in batches of up to 3
+ * consecutive calls (blocking ones issued in between while the others are
+ * pending) and complete by MPI_Wait or MPI_Test loops (in or against issue
+ * order) or MPI_Waitall/Waitany/Testall/Testsome, sometimes with an
+ * Irecv/Isend pair to self in the same request array.
  *
  * Output (--output FILE): one file per rank, FILE.rank<world rank>, one line
  * per call, in call order:
@@ -144,6 +151,7 @@ enum base {
     B_ALLGATHERV,
     B_ALLTOALL,
     B_ALLTOALLV,
+    B_ALLTOALLW,
     B_REDUCE,
     B_ALLREDUCE,
     B_REDUCE_SCATTER,
@@ -161,8 +169,9 @@ static const char *const routine_names[NROUTINES] = {
     "MPI_Igatherv",       "MPI_Allgather",       "MPI_Iallgather",
     "MPI_Allgatherv",     "MPI_Iallgatherv",     "MPI_Alltoall",
     "MPI_Ialltoall",      "MPI_Alltoallv",       "MPI_Ialltoallv",
-    "MPI_Reduce",         "MPI_Ireduce",         "MPI_Allreduce",
-    "MPI_Iallreduce",     "MPI_Reduce_scatter",  "MPI_Ireduce_scatter",
+    "MPI_Alltoallw",      "MPI_Ialltoallw",      "MPI_Reduce",
+    "MPI_Ireduce",        "MPI_Allreduce",       "MPI_Iallreduce",
+    "MPI_Reduce_scatter", "MPI_Ireduce_scatter",
     "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
     "MPI_Scan",           "MPI_Iscan",           "MPI_Exscan",
     "MPI_Iexscan",
@@ -495,8 +504,25 @@ static int half_color;
  *   too (valgrind). -> in reductions the true-lb-8 type is replaced by the
  *   lb-8 one with true lb 0.
  * - Open MPI 4.1.4: MPI_Ialltoallv with MPI_IN_PLACE (libnbc) delivers wrong
- *   data for some count matrices with zero counts. -> not in place. */
-static int mpich_reduce_inplace_bug, mpich_allgatherv_bug, ompi_bugs;
+ *   data for some count matrices with zero counts, and MPI_Ialltoallw with
+ *   MPI_IN_PLACE for blocks of a few KiB (both measured without any layer).
+ *   Both also return at once on a rank whose blocks are all empty, without
+ *   taking the communicator's next libnbc tag as the other ranks' calls do
+ *   (newer Open MPI reserves it there), so the non-blocking collectives after
+ *   it on that communicator match each other's messages. -> not in place.
+ * - Open MPI 4.1.4: MPI_Alltoallw on a one-process communicator (coll/self)
+ *   multiplies the displacements, which count bytes, by the datatypes'
+ *   extents. -> its one block at displacement 0 there.
+ * - MPICH 4.0.2 (no fixed version known: every MPICH): MPI_Ialltoallw with
+ *   MPI_IN_PLACE receives the block from each higher rank into a temporary
+ *   sized by the type of the rank's own block (recvtypes[rank], not the
+ *   sender's block's), so where a rank's blocks have types of different
+ *   sizes the data arrives wrong or the call fails ("Message truncated"),
+ *   without any layer. -> there every block of the call gets a type of one
+ *   size (types differ, their sizes do not: MPI_DOUBLE, MPI_UINT64_T and
+ *   the four 2-int types are all 8 bytes). */
+static int mpich_reduce_inplace_bug, mpich_allgatherv_bug, mpich_ialltoallw_inplace_bug,
+    ompi_bugs;
 
 static void detect_known_bugs(void)
 {
@@ -508,6 +534,7 @@ static void detect_known_bugs(void)
         long n = major * 10000L + minor * 100L + patch;
         mpich_reduce_inplace_bug = n >= 40000 && n < 40102;
         mpich_allgatherv_bug = n < 40101;
+        mpich_ialltoallw_inplace_bug = 1;
     }
     ompi_bugs = strstr(version, "Open MPI") != NULL;
 }
@@ -529,13 +556,17 @@ struct call {
     int cnt;
     int *counts, *displs;           /* p: per-rank counts, displacements */
     int *cmat, *sdis, *rdis;        /* p*p: alltoallv counts and displacements */
-    int *scnt, *sdsp, *rcnt, *rdsp; /* this rank's alltoallv arrays */
+    int *scnt, *sdsp, *rcnt, *rdsp; /* this rank's alltoallv arrays (alltoallw: in bytes) */
+    int *wti;                       /* p*p: alltoallw, the type drawn for each block */
+    int *sti, *rti;                 /* p: alltoallw, this rank's type of each block */
+    MPI_Datatype *sdt, *rdt;        /* p: their datatypes */
     uint64_t *rks;                  /* p: rank keys */
     /* arguments */
     const void *sarg;
     void *rarg;
     int scount, rcount;
     const int *scounts, *sdispls, *rcounts, *rdispls;
+    const MPI_Datatype *stypes, *rtypes;
     /* buffers */
     unsigned char *sbuf, *sref, *rbuf, *rexp;
     size_t sbytes, rbytes, rcheck;
@@ -621,6 +652,34 @@ static int draw_gap(rng_t *r, int gran)
     return rng_chance(r, 1, 2) ? 0 : gran * (1 + rng_below(r, 8));
 }
 
+/* Bytes between two Alltoallw blocks (or before the first) of a type of
+ * `extent`: none, whole elements, or any number of bytes (byte
+ * displacements need not be multiples of the extent). */
+static int draw_byte_gap(rng_t *r, MPI_Aint extent)
+{
+    switch (rng_below(r, 4)) {
+    case 0:
+    case 1: return 0;
+    case 2: return (int)extent * (1 + rng_below(r, 8));
+    default: return 1 + rng_below(r, 8 * (int)extent);
+    }
+}
+
+static int type_bytes(int ti)
+{
+    return types[ti].k * basic_size[types[ti].basic];
+}
+
+/* A type of `bytes` bytes; any type where bytes is 0. */
+static int draw_type(rng_t *r, int bytes)
+{
+    int choices[NTYPES], n = 0;
+    for (int ti = 0; ti < NTYPES; ti++)
+        if (bytes == 0 || type_bytes(ti) == bytes)
+            choices[n++] = ti;
+    return choices[rng_below(r, n)];
+}
+
 static int inplace_allowed(int base, int is_root)
 {
     switch (base) {
@@ -635,10 +694,66 @@ static int inplace_allowed(int base, int is_root)
 }
 
 /* Whether --mixed-types may give this call's ranks types of their own: not
- * reductions (the standard wants one datatype on every rank). */
+ * reductions (the standard wants one datatype on every rank), and not
+ * Alltoallw as the others (its blocks' ends each draw theirs: end_type()). */
 static int mixes(const struct call *c)
 {
-    return !is_reduction(c->base);
+    return !is_reduction(c->base) && c->base != B_ALLTOALLW;
+}
+
+/* This rank's own stream of a call, for what only this rank needs to know
+ * (its own types under --mixed-types, its Alltoallw layout); the shared one
+ * stays in step. */
+static rng_t own_stream(const struct call *c)
+{
+    return (rng_t){mix64(c->ck ^ ((uint64_t)wrank + 1) * UINT64_C(0x9fb21c651e98df25))};
+}
+
+/* The type this rank gives its end of an Alltoallw block of m basic elements
+ * drawn as type ti: ti, or with --mixed-types any type of ti's basic type
+ * whose element divides m (of ti's size too where same_size), from the
+ * rank's own stream: the two ends' type signatures match, their types need
+ * not. */
+static int end_type(rng_t *own, int ti, int m, int same_size)
+{
+    if (!opt_mixed)
+        return ti;
+    int choices[NTYPES], n = 0;
+    for (int tj = 0; tj < NTYPES; tj++)
+        if (types[tj].basic == types[ti].basic && m % types[tj].k == 0 &&
+            (!same_size || types[tj].k == types[ti].k))
+            choices[n++] = tj;
+    return choices[rng_below(own, n)];
+}
+
+/* One row of this rank's Alltoallw blocks (block i: m[i * stride] basic
+ * elements drawn as type wti[i * stride]): each in its end's type, at a
+ * byte displacement past the previous block and a random gap (none before
+ * the first where from_zero), so no two overlap. Returns the bytes the row
+ * spans. */
+static size_t lay_out_row(rng_t *own, const int *wti, const int *m, int stride, int p,
+                          int same_size, int from_zero, int *ti, int *count, int *displ,
+                          MPI_Datatype *dt)
+{
+    size_t at = 0;
+    for (int i = 0; i < p; i++) {
+        ti[i] = end_type(own, wti[i * stride], m[i * stride], same_size);
+        const struct dtype *t = &types[ti[i]];
+        count[i] = m[i * stride] / t->k;
+        if (i > 0 || !from_zero)
+            at += (size_t)draw_byte_gap(own, t->extent);
+        displ[i] = (int)at;
+        dt[i] = t->dt;
+        at += region_bytes(t, count[i]);
+    }
+    return at;
+}
+
+/* The key of Alltoallw's block from s to d: its basic elements, numbered
+ * from 0 whatever type an end gives them, derive from it. */
+static uint64_t block_key(const struct call *c, int s, int d)
+{
+    return mix64(c->rks[s] ^ ((uint64_t)d + 1) * UINT64_C(0xc2b2ae3d27d4eb4f));
 }
 
 /* Draws everything about call `index` and builds its buffers. Every rank
@@ -690,7 +805,7 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     c->inplace = inplace_draw && inplace_allowed(c->base, is_root);
     if (c->routine == 2 * B_REDUCE && c->root != 0 && mpich_reduce_inplace_bug)
         c->inplace = 0; /* only the root uses it: nobody else needs to know */
-    if (c->routine == 2 * B_ALLTOALLV + 1 && ompi_bugs)
+    if ((c->routine == 2 * B_ALLTOALLV + 1 || c->routine == 2 * B_ALLTOALLW + 1) && ompi_bugs)
         c->inplace = 0; /* the same on every rank: same library */
     c->garbage = rng_chance(r, 1, 2);
     static const int grans[] = {2, 3, 4, 8};
@@ -724,7 +839,7 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
      * stream of its own (the shared one stays in step), and every count
      * and displacement in its elements: the same ints at the same places. */
     if (opt_mixed && mixes(c) && c->ti == T_INT && c->gran > 1) {
-        rng_t own = {mix64(c->ck ^ ((uint64_t)wrank + 1) * UINT64_C(0x9fb21c651e98df25))};
+        rng_t own = own_stream(c);
         int choices[NTYPES], n = 0;
         for (int ti = T_INT; ti < NTYPES; ti++)
             if (types[ti].basic == BT_INT && c->gran % types[ti].k == 0)
@@ -931,6 +1046,71 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
         break;
     }
 
+    case B_ALLTOALLW: {
+        /* Block s -> d: a type drawn for it, and a count of it: its
+         * cmat[s*p+d] basic elements, the same at both ends (whose types
+         * may differ: end_type()). In place (MPI 4.0 6.8: the send
+         * arguments are ignored, the receive layout serves both
+         * directions) the matrix is symmetric, types too. */
+        size_t pp = (size_t)p * (size_t)p;
+        int one_size = c->nb && c->inplace && mpich_ialltoallw_inplace_bug;
+        int from_zero = !c->nb && p == 1 && ompi_bugs;
+        int bytes = one_size ? type_bytes(rng_below(r, NTYPES)) : 0;
+        c->cmat = xmalloc(sizeof(int) * pp);
+        c->wti = xmalloc(sizeof(int) * pp);
+        for (int s = 0; s < p; s++)
+            for (int d = 0; d < p; d++) {
+                if (c->inplace && d < s) {
+                    c->wti[s * p + d] = c->wti[d * p + s];
+                    c->cmat[s * p + d] = c->cmat[d * p + s];
+                    continue;
+                }
+                int ti = draw_type(r, bytes);
+                c->wti[s * p + d] = ti;
+                c->cmat[s * p + d] = draw_count(r, c->gran) * types[ti].k;
+            }
+        rng_t own = own_stream(c);
+        c->rti = xmalloc(sizeof(int) * (size_t)p);
+        c->rcnt = xmalloc(sizeof(int) * (size_t)p);
+        c->rdsp = xmalloc(sizeof(int) * (size_t)p);
+        c->rdt = xmalloc(sizeof(MPI_Datatype) * (size_t)p);
+        alloc_recv(c, lay_out_row(&own, c->wti + me, c->cmat + me, p, p, one_size, from_zero,
+                                  c->rti, c->rcnt, c->rdsp, c->rdt));
+        for (int s = 0; s < p; s++)
+            place(c->rexp + c->rdsp[s], &types[c->rti[s]], 0, c->rcnt[s], block_key(c, s, me), 0,
+                  oi);
+        c->rarg = c->rbuf;
+        c->rcounts = c->rcnt;
+        c->rdispls = c->rdsp;
+        c->rtypes = c->rdt;
+        if (c->inplace) {
+            for (int d = 0; d < p; d++)
+                place(c->rbuf + c->rdsp[d], &types[c->rti[d]], 0, c->rcnt[d],
+                      block_key(c, me, d), 0, oi);
+            c->sarg = MPI_IN_PLACE;
+            if (!c->garbage) {
+                c->scounts = c->rcnt;
+                c->sdispls = c->rdsp;
+                c->stypes = c->rdt;
+            }
+        } else {
+            c->sti = xmalloc(sizeof(int) * (size_t)p);
+            c->scnt = xmalloc(sizeof(int) * (size_t)p);
+            c->sdsp = xmalloc(sizeof(int) * (size_t)p);
+            c->sdt = xmalloc(sizeof(MPI_Datatype) * (size_t)p);
+            alloc_send(c, lay_out_row(&own, c->wti + me * p, c->cmat + me * p, 1, p, 0,
+                                      from_zero, c->sti, c->scnt, c->sdsp, c->sdt));
+            for (int d = 0; d < p; d++)
+                place(c->sbuf + c->sdsp[d], &types[c->sti[d]], 0, c->scnt[d],
+                      block_key(c, me, d), 0, oi);
+            c->sarg = c->sbuf;
+            c->scounts = c->scnt;
+            c->sdispls = c->sdsp;
+            c->stypes = c->sdt;
+        }
+        break;
+    }
+
     case B_REDUCE:
     case B_ALLREDUCE: {
         int all = c->base == B_ALLREDUCE;
@@ -1013,11 +1193,24 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     if (opt_trace && wrank == 0) {
         fprintf(stderr, "call %d %s comm=%s p=%d root=%d type=%s op=%s inplace=%d garbage=%d "
                         "gran=%d count=%d counts=[",
-                index, routine_names[routine], comm_names[c->commid], p, c->root, t->name,
+                index, routine_names[routine], comm_names[c->commid], p, c->root,
+                c->base == B_ALLTOALLW ? "per-block" : t->name,
                 oi >= 0 ? op_names[oi] : "-", c->inplace, c->garbage, c->gran, cnt);
         for (int i = 0; i < p; i++)
             fprintf(stderr, "%s%d", i ? "," : "", c->counts[i]);
-        fprintf(stderr, "]\n");
+        fprintf(stderr, "]");
+        if (c->base == B_ALLTOALLW) { /* rank 0's blocks: count x type @ byte displacement */
+            for (int side = c->inplace; side < 2; side++) {
+                const int *ti = side ? c->rti : c->sti, *count = side ? c->rcnt : c->scnt,
+                          *displ = side ? c->rdsp : c->sdsp;
+                fprintf(stderr, " %s=[", side ? "recv" : "send");
+                for (int i = 0; i < p; i++)
+                    fprintf(stderr, "%s%d x %s @ %d", i ? ", " : "", count[i], types[ti[i]].name,
+                            displ[i]);
+                fprintf(stderr, "]");
+            }
+        }
+        fprintf(stderr, "\n");
     }
 }
 
@@ -1029,11 +1222,6 @@ static long largest(const int *counts, int p)
     return m;
 }
 
-/* n of this call on this rank as DESIGN.md's notation defines it (what the
- * layer compares with a bound), written here independently of the layer: the
- * basic elements of one message; for the v-routines of the largest block this
- * rank sees (its own off the root of Gatherv/Scatterv, its receive row for
- * Alltoallv); for Reduce_scatter of the whole vector. */
 /* What layer_n counts, in elements of this rank's datatype. */
 static long layer_count(const struct call *c)
 {
@@ -1067,10 +1255,21 @@ static long layer_count(const struct call *c)
 /* n of this call on this rank as DESIGN.md's notation defines it (what the
  * layer compares with a bound), written here independently of the layer: the
  * basic elements of one message; for the v-routines of the largest block this
- * rank sees (its own off the root of Gatherv/Scatterv, its receive row for
- * Alltoallv); for Reduce_scatter of the whole vector. */
+ * rank sees (its own off the root of Gatherv/Scatterv, both rows for
+ * Alltoallv, and for Alltoallw, each block in its own type: the receive row
+ * alone in place); for Reduce_scatter of the whole vector. */
 static long layer_n(const struct call *c)
 {
+    if (c->base == B_ALLTOALLW) {
+        long n = 0;
+        for (int i = 0; i < c->p; i++) {
+            long received = c->cmat[i * c->p + c->me];
+            long sent = c->inplace ? 0 : c->cmat[c->me * c->p + i];
+            n = received > n ? received : n;
+            n = sent > n ? sent : n;
+        }
+        return n;
+    }
     return layer_count(c) * c->t->k;
 }
 
@@ -1141,6 +1340,14 @@ static void issue(struct call *c)
         rc = MPI_Ialltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts,
                             c->rdispls, dt, comm, rq);
         break;
+    case 2 * B_ALLTOALLW:
+        rc = MPI_Alltoallw(c->sarg, c->scounts, c->sdispls, c->stypes, c->rarg, c->rcounts,
+                           c->rdispls, c->rtypes, comm);
+        break;
+    case 2 * B_ALLTOALLW + 1:
+        rc = MPI_Ialltoallw(c->sarg, c->scounts, c->sdispls, c->stypes, c->rarg, c->rcounts,
+                            c->rdispls, c->rtypes, comm, rq);
+        break;
     case 2 * B_REDUCE:
         rc = MPI_Reduce(c->sarg, c->rarg, c->scount, dt, op, c->root, comm);
         break;
@@ -1174,6 +1381,30 @@ static void issue(struct call *c)
         die_mpi(c, routine_names[c->routine], rc);
 }
 
+/* Says where byte `off` of the send or receive buffer lies: "data|hole of
+ * element E" (of Alltoallw's block B, or in a gap between its blocks). */
+static void locate(const struct call *c, int send, size_t off, char *where, size_t size)
+{
+    long elem;
+    if (c->base != B_ALLTOALLW) {
+        int data = is_data_byte(c->t, off, &elem);
+        snprintf(where, size, "%s of element %ld", data ? "data" : "hole", elem);
+        return;
+    }
+    const int *ti = send ? c->sti : c->rti, *count = send ? c->scnt : c->rcnt,
+              *displ = send ? c->sdsp : c->rdsp;
+    for (int b = 0; b < c->p; b++) {
+        const struct dtype *t = &types[ti[b]];
+        if (off >= (size_t)displ[b] && off < (size_t)displ[b] + region_bytes(t, count[b])) {
+            int data = is_data_byte(t, off - (size_t)displ[b], &elem);
+            snprintf(where, size, "%s of element %ld of block %d, %d x %s",
+                     data ? "data" : "hole", elem, b, count[b], t->name);
+            return;
+        }
+    }
+    snprintf(where, size, "a gap between blocks");
+}
+
 static void report(const struct call *c, const char *which, const unsigned char *got,
                    const unsigned char *exp, size_t n)
 {
@@ -1189,15 +1420,16 @@ static void report(const struct call *c, const char *which, const unsigned char 
     mismatches++;
     if (reported++ >= MAX_REPORTS)
         return;
-    long elem;
-    int data = is_data_byte(c->t, first, &elem);
+    char where[96];
+    locate(c, which[0] == 's', first, where, sizeof where);
     fprintf(stderr,
             "sg_diffcoll: MISMATCH call %d %s rank %d (comm %s rank %d of %d, root %d, type %s, "
-            "op %s, in-place %d): %s buffer offset %zu (%s of element %ld): expected 0x%02x, "
-            "got 0x%02x; %zu of %zu bytes differ\n",
+            "op %s, in-place %d): %s buffer offset %zu (%s): expected 0x%02x, got 0x%02x; %zu "
+            "of %zu bytes differ\n",
             c->index, routine_names[c->routine], wrank, comm_names[c->commid], c->me, c->p,
-            c->root, c->t->name, c->oi >= 0 ? op_names[c->oi] : "-", c->inplace, which, first,
-            data ? "data" : "hole", elem, exp[first], got[first], bad, n);
+            c->root, c->base == B_ALLTOALLW ? "per-block" : c->t->name,
+            c->oi >= 0 ? op_names[c->oi] : "-", c->inplace, which, first, where, exp[first],
+            got[first], bad, n);
 }
 
 static void finish(struct call *c)
@@ -1222,6 +1454,11 @@ static void finish(struct call *c)
     free(c->sdsp);
     free(c->rcnt);
     free(c->rdsp);
+    free(c->wti);
+    free(c->sti);
+    free(c->rti);
+    free(c->sdt);
+    free(c->rdt);
     free(c->rks);
     free(c->sbuf);
     free(c->sref);
