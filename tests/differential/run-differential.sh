@@ -37,10 +37,11 @@ Usage: $prog --launcher "CMD..." --env-flag -x|-genv --procs P --program PATH
   --preload LIB        the protected run preloads LIB ...
   --config INI         ... with SCALEGUARD_CONFIG=INI (both or neither)
   --workdir DIR        digests (NAME.rank<r>) and logs (NAME.log) go here
-  --reference-dir DIR  with --preload: keep the unprotected run in DIR and
-                       reuse it when launcher, ranks, program (checksum),
-                       seed, calls and options are the same (tests that
-                       share a seed then run the reference once)
+  --reference-dir DIR  with --preload: keep the unprotected run in DIR, one
+                       folder per launcher, ranks, program (checksum), seed,
+                       calls and options, and reuse it when they are the same
+                       (tests that share a seed run the reference once, in
+                       whatever order they come)
   --timeout SEC        time limit of each run (default 600)
   --no-left-alone      with --preload: fail if the layer left any call as it
                        is (a workaround must have handled every trigger)
@@ -305,9 +306,10 @@ if [[ -n $preload ]]; then
         [[ -z $over ]] || env_args+=(-genv SCALEGUARD_LOG info)
     fi
     if [[ -n $refdir ]]; then
-        mkdir -p "$refdir"
         key="launcher=${launch[*]} procs=$procs seed=$seed calls=$calls"
         key+=" program=$(sha256sum <"$program" | cut -d' ' -f1) options=${extra[*]}"
+        refdir+=/$(printf '%s' "$key" | sha256sum | cut -c1-16)
+        mkdir -p "$refdir"
         if [[ -f $refdir/unprotected.key && $(<"$refdir/unprotected.key") == "$key" &&
             -f $refdir/unprotected.rank$((procs - 1)) ]]; then
             echo "differential: unprotected run: reusing $refdir/unprotected (same key)"
