@@ -62,8 +62,9 @@ static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *
 {
     struct sg_call c = {.routine = r, .sendbuf = send, .recvbuf = recv, .sendcount = bytes,
                         .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
-                        .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
-                        .rdispls = displs, .sendtypes = types, .recvtypes = types,
+                        .sendcounts = SG_COUNTS(counts), .sdispls = SG_DISPLS(displs),
+                        .recvcounts = SG_COUNTS(counts),
+                        .rdispls = SG_DISPLS(displs), .sendtypes = types, .recvtypes = types,
                         .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
                         .request = sg_is_nonblocking(r) ? request : NULL};
     if (!sg_routines[r].rooted)

@@ -122,23 +122,23 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
     switch (s->routine) {
     case SG_MPI_Gatherv:
         c.sendcount = l->send_counts[rank];
-        c.recvcounts = l->recv_counts;
-        c.rdispls = l->recv_displs;
+        c.recvcounts = SG_COUNTS(l->recv_counts);
+        c.rdispls = SG_DISPLS(l->recv_displs);
         if (in_place)
             c.sendbuf = MPI_IN_PLACE;
         break;
     case SG_MPI_Scatterv:
         c.recvcount = l->recv_counts[rank];
-        c.sendcounts = l->send_counts;
-        c.sdispls = l->send_displs;
+        c.sendcounts = SG_COUNTS(l->send_counts);
+        c.sdispls = SG_DISPLS(l->send_displs);
         if (in_place)
             c.recvbuf = MPI_IN_PLACE;
         break;
     default:
-        c.sendcounts = l->send_counts;
-        c.sdispls = l->send_displs;
-        c.recvcounts = l->recv_counts;
-        c.rdispls = l->recv_displs;
+        c.sendcounts = SG_COUNTS(l->send_counts);
+        c.sdispls = SG_DISPLS(l->send_displs);
+        c.recvcounts = SG_COUNTS(l->recv_counts);
+        c.rdispls = SG_DISPLS(l->recv_displs);
         if (in_place)
             c.sendbuf = MPI_IN_PLACE;
     }
