@@ -54,8 +54,8 @@
  * Each routine of the bounds INI is one form: each may have a bound of its
  * own. In enum sg_routine a family's forms are consecutive, in the order of
  * SG_FORM_LIST; sg_form_of, sg_blocking_form, sg_is_nonblocking,
- * sg_is_large_count, sg_in_form_of and sg_in_count_form are the one way to
- * tell them apart. */
+ * sg_is_large_count, sg_in_form_of, sg_form_with and sg_in_count_form are
+ * the one way to tell them apart. */
 #ifndef SCALEGUARD_ROUTINES_H
 #define SCALEGUARD_ROUTINES_H
 
@@ -359,9 +359,10 @@ extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];
 
 /* The form of r, the blocking routine of r's family, whether r is an
  * I-form, whether a large-count (`_c`) one, family f's routine in the form
- * of `like`, and r's family's routine of r's blocking or not with int
- * counts (large 0) or large counts (large 1), -1 where this MPI has no such
- * form: the one way to tell the forms apart. */
+ * of `like`, r's family's routine that is nonblocking or not with int
+ * counts (large 0) or large counts (large 1), and the same of r's own
+ * blocking or not, -1 where this MPI has no such form: the one way to
+ * tell the forms apart. */
 static inline enum sg_form sg_form_of(enum sg_routine r)
 {
     return (enum sg_form)(r % SG_FORM_COUNT);
@@ -382,13 +383,17 @@ static inline enum sg_routine sg_in_form_of(enum sg_routine f, enum sg_routine l
 {
     return (enum sg_routine)(sg_blocking_form(f) + sg_form_of(like));
 }
-static inline int sg_in_count_form(enum sg_routine r, int large)
+static inline int sg_form_with(enum sg_routine r, int nonblocking, int large)
 {
     for (int form = 0; form < SG_FORM_COUNT; form++)
-        if ((SG_NONBLOCKING_FORMS >> form & 1) == sg_is_nonblocking(r) &&
+        if ((SG_NONBLOCKING_FORMS >> form & 1) == (nonblocking != 0) &&
             (SG_LARGE_COUNT_FORMS >> form & 1) == (large != 0))
             return (int)sg_blocking_form(r) + form;
     return -1;
+}
+static inline int sg_in_count_form(enum sg_routine r, int large)
+{
+    return sg_form_with(r, sg_is_nonblocking(r), large);
 }
 
 /* The routine called `name` (e.g. "MPI_Gatherv"), or -1 when unknown. */

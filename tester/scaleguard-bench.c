@@ -1137,8 +1137,7 @@ int main(int argc, char **argv)
         layout(&b);
         if (o.blocking_first) {
             struct bench blocking = b;
-            blocking.routine = (enum sg_routine)sg_in_count_form(sg_blocking_form(b.routine),
-                                                                 b.large);
+            blocking.routine = (enum sg_routine)sg_form_with(b.routine, 0, b.large);
             blocking.nonblocking = 0;
             blocking.late = 0;
             status = measure_size(&blocking, 1);

@@ -184,7 +184,8 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
         if (f == SG_MPI_Reduce && g > 0)
             sg_runner_fence(runner);
         if (use == &together)
-            sub.routine = (enum sg_routine)(sub.routine | 1);
+            sub.routine =
+                (enum sg_routine)sg_form_with(sub.routine, 1, sg_is_large_count(sub.routine));
         err = sg_run(use, &sub);
     }
 

@@ -5,8 +5,9 @@
  * data, through PMPI_* (the bare call): every byte of both buffers, with
  * margins either side, must agree on every rank. Its arrays are MPI_Count
  * and MPI_Aint, its layout read from the routine's row (routines.h): COUNT
- * elements a block, a V side's block i COUNT + i elements at a gap of one
- * element after the one before; the root R (P - 1 unless given);
+ * elements a block, a V side's block i COUNT + i elements (Alltoallv's
+ * between ranks r and i COUNT + r + i) at a gap of one element after the
+ * one before; the root R (P - 1 unless given);
  * --inplace: MPI_IN_PLACE where the routine takes it (at the root of a
  * rooted one); --vector: a datatype with holes (two MPI_INT, one apart: 8
  * bytes over an extent of 12), else MPI_CHAR (the reductions: MPI_INT and
@@ -130,13 +131,15 @@ int main(int argc, char **argv)
     MPI_Aint lb, extent;
     MPI_Type_get_extent(type, &lb, &extent);
 
-    /* V sides: block i of n + i elements, a gap of one element after each */
+    /* V sides: block i of n + i elements (Alltoallv's between ranks r and
+     * i: n + r + i, the same at both ends), a gap of one element after
+     * each */
     MPI_Count *counts = malloc((size_t)procs * sizeof *counts);
     MPI_Aint *displs = malloc((size_t)procs * sizeof *displs);
     if (counts == NULL || displs == NULL)
         fail("out of memory");
     for (int i = 0; i < procs; i++) {
-        counts[i] = n + i;
+        counts[i] = n + i + (info->pairwise ? rank : 0);
         displs[i] = i == 0 ? 0 : displs[i - 1] + counts[i - 1] + 1;
     }
     /* Reduce_scatter_c (its own v-form, PACKED): counts per rank; a SINGLE

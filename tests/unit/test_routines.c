@@ -35,6 +35,7 @@ int main(void)
         CHECK_U64(sg_in_form_of(routine, SG_MPI_Ibcast), blocking + 1);
         CHECK_U64(sg_in_form_of(routine, SG_MPI_Bcast), blocking);
         CHECK_U64(sg_in_count_form(routine, 0), blocking + nonblocking);
+        CHECK_U64(sg_form_with(routine, 1, 0), blocking + 1);
         CHECK_U64(sg_in_count_form(routine, 1),
                   SCALEGUARD_LARGE_COUNT ? (uint64_t)(blocking + 2 + nonblocking) : (uint64_t)-1);
         const char *b = sg_routines[blocking].name;

@@ -77,7 +77,7 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
                                 unsigned char *send, unsigned char *recv, MPI_Comm comm)
 {
     int in_place = s->in_place && (s->root < 0 || rank == s->root);
-    struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+    struct sg_call c = {.routine = (enum sg_routine)sg_form_with(s->routine, s->form > 0, 0),
                         .sendbuf = send, .recvbuf = recv,
                         .sendtype = s->sendtype ? *s->sendtype : s->type,
                         .recvtype = s->type, .op = s->op, .root = s->root, .comm = comm};

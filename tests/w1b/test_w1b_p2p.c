@@ -115,7 +115,7 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
                                 unsigned char *send, unsigned char *recv)
 {
     int root = s->routine == SG_MPI_Alltoallv ? -1 : s->root;
-    struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+    struct sg_call c = {.routine = (enum sg_routine)sg_form_with(s->routine, s->form > 0, 0),
                         .sendbuf = send, .recvbuf = recv, .sendtype = s->type,
                         .recvtype = s->type, .root = root, .comm = MPI_COMM_WORLD};
     int in_place = s->in_place && (root < 0 || rank == root);
