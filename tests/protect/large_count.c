@@ -1,4 +1,5 @@
 /* large_count ROUTINE COUNT [--root R] [--inplace] [--vector] [--once]
+ * large_count MPI_Gatherv_c COUNT --gap G
  *
  * One call of a large-count routine (MPI_Scatter_c, MPI_Igatherv_c, ...)
  * made through MPI_* (the layer's, where it is preloaded) and, on the same
@@ -12,10 +13,16 @@
  * rooted one); --vector: a datatype with holes (two MPI_INT, one apart: 8
  * bytes over an extent of 12), else MPI_CHAR (the reductions: MPI_INT and
  * MPI_SUM); --once: the call through MPI_* alone, which must succeed (under
- * the fault preload, whose PMPI_* would fail the bare call too). Rank 0
+ * the fault preload, whose PMPI_* would fail the bare call too). --gap G
+ * (MPI_Gatherv_c alone): block i at displacement i G, past INT_MAX for a
+ * G of 2^30 and more at P = 3, into a receive buffer only reserved (its
+ * blocks alone touched); the root checks each block's bytes against what
+ * the sender sent: an MPI_Aint displacement does not wrap, so the layer
+ * must pass the call as it is (no Class D). Rank 0
  * prints one line of what agreed; a difference names the rank and byte on
  * stderr and aborts with exit status 1. Alltoallw_c is not taken (its
  * blocks' datatypes are tests/protect/alltoallw_case.c's). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "collective.h"
 
@@ -83,10 +91,53 @@ static void compare(const unsigned char *plain, const unsigned char *got, size_t
              got[at + MARGIN], plain[at + MARGIN]);
 }
 
+/* --gap: MPI_Gatherv_c of n chars a rank to `root`, block i at i * gap,
+ * into a reserved receive buffer; the root checks every block. */
+static void gather_far(MPI_Count n, MPI_Aint gap, int root)
+{
+    MPI_Count *counts = malloc((size_t)procs * sizeof *counts);
+    MPI_Aint *displs = malloc((size_t)procs * sizeof *displs);
+    unsigned char *mine = malloc((size_t)n), *far = NULL;
+    size_t span = (size_t)gap * (size_t)(procs - 1) + (size_t)n;
+    if (counts == NULL || displs == NULL || mine == NULL)
+        fail("out of memory");
+    for (int i = 0; i < procs; i++) {
+        counts[i] = n;
+        displs[i] = (MPI_Aint)i * gap;
+    }
+    state = 777u + (uint32_t)rank;
+    for (MPI_Count j = 0; j < n; j++)
+        mine[j] = (unsigned char)next_random();
+    if (rank == root &&
+        (far = mmap(NULL, span, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) == MAP_FAILED)
+        fail("cannot reserve %zu bytes", span);
+    int err = MPI_Gatherv_c(mine, n, MPI_CHAR, far, counts, displs, MPI_CHAR, root,
+                            MPI_COMM_WORLD);
+    if (err != MPI_SUCCESS)
+        fail("MPI_Gatherv_c returned %d", err);
+    for (int i = 0; rank == root && i < procs; i++) {
+        state = 777u + (uint32_t)i;
+        for (MPI_Count j = 0; j < n; j++)
+            if (far[displs[i] + j] != (unsigned char)next_random())
+                fail("MPI_Gatherv_c: block %d byte %lld (at %ld) is not what rank %d sent", i,
+                     (long long)j, (long)displs[i], i);
+    }
+    if (rank == 0)
+        printf("large_count: MPI_Gatherv_c count=%lld P=%d root=%d gap=%ld: every block "
+               "where its MPI_Aint displacement says\n",
+               (long long)n, procs, root, (long)gap);
+    if (far != NULL)
+        munmap(far, span);
+    free(mine);
+    free(counts);
+    free(displs);
+}
+
 static void usage(const char *why)
 {
     fprintf(stderr, "usage: large_count ROUTINE COUNT [--root R] [--inplace] [--vector] "
-                    "[--once]: %s\n", why);
+                    "[--once] [--gap G]: %s\n", why);
     exit(2);
 }
 
@@ -95,6 +146,7 @@ int main(int argc, char **argv)
     if (argc < 3)
         usage("a routine and a count");
     int root = -1, in_place = 0, vector = 0, once = 0;
+    long long gap = 0;
     for (int a = 3; a < argc; a++) {
         if (strcmp(argv[a], "--root") == 0 && a + 1 < argc)
             root = atoi(argv[++a]);
@@ -104,6 +156,8 @@ int main(int argc, char **argv)
             vector = 1;
         else if (strcmp(argv[a], "--once") == 0)
             once = 1;
+        else if (strcmp(argv[a], "--gap") == 0 && a + 1 < argc)
+            gap = atoll(argv[++a]);
         else
             usage(argv[a]);
     }
@@ -121,6 +175,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* said below, with its words */
     root = info->rooted ? (root < 0 ? procs - 1 : root) : -1;
+    if (gap > 0) {
+        if (r != SG_MPI_Gatherv_c)
+            usage("--gap goes with MPI_Gatherv_c");
+        gather_far(n, (MPI_Aint)gap, root);
+        MPI_Finalize();
+        return 0;
+    }
     int is_root = !info->rooted || rank == root;
 
     MPI_Datatype type = info->reduction ? MPI_INT : MPI_CHAR;
