@@ -239,7 +239,7 @@
  * expands Y(FORM, nonblocking, large, ...) for each, where
  *   FORM         its name in enum sg_form (SG_FORM_...), which also picks how
  *                its routine is named (SG_FORM_NAME_...) and called
- *                (collective.h, SG_COLLECTIVE_FORM_...)
+ *                (collective.h, SG_COLLECTIVE_SIGNATURE_...)
  *   nonblocking  1 for the I-forms (they add MPI_Request *request)
  *   large        1 for the MPI-4 large-count forms (`_c`: counts MPI_Count,
  *                displacements MPI_Aint), which only an MPI that has them
@@ -262,7 +262,7 @@
 #define SG_FORM_NAME_NONBLOCKING(b, i) i
 #define SG_FORM_NAME_LARGE(b, i) b##_c
 #define SG_FORM_NAME_NONBLOCKING_LARGE(b, i) i##_c
-/* The routine's name in `form` with `prefix` (MPI_, PMPI_, SG_MPI_). */
+/* The routine's name in `form`, after `prefix` (MPI_). */
 #define SG_FORM_NAME(prefix, form, b, i) SG_ROUTINE_CAT(prefix, SG_FORM_NAME_##form(b, i))
 #define SG_ROUTINE_CAT(a, b) SG_ROUTINE_CAT_(a, b)
 #define SG_ROUTINE_CAT_(a, b) a##b
