@@ -3,6 +3,7 @@
 #include "collective.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stddef.h>
 
 struct sg_world sg_world;
@@ -46,7 +47,54 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
     return MPI_ERR_INTERN;
 }
 
-static uint64_t count_of(int count) { return count > 0 ? (uint64_t)count : 0; }
+static int fits_int(int64_t value) { return value >= INT_MIN && value <= INT_MAX; }
+
+/* Copy a call's array into `into` as ints, where each of the `procs`
+ * fits; returns 0, or -1. */
+static int narrow_counts(struct sg_counts a, int procs, int *into, struct sg_counts *to)
+{
+    for (int i = 0; a.wide && i < procs; i++) {
+        if (!fits_int(a.wide[i]))
+            return -1;
+        if (into)
+            into[i] = (int)a.wide[i];
+    }
+    if (into && a.wide)
+        *to = SG_COUNTS(into);
+    return 0;
+}
+
+static int narrow_displs(struct sg_displs_array a, int procs, int *into,
+                         struct sg_displs_array *to)
+{
+    for (int i = 0; a.wide && i < procs; i++) {
+        if (!fits_int(a.wide[i]))
+            return -1;
+        if (into)
+            into[i] = (int)a.wide[i];
+    }
+    if (into && a.wide)
+        *to = SG_DISPLS(into);
+    return 0;
+}
+
+int sg_call_narrow(const struct sg_call *c, int procs, int *ints, struct sg_call *narrow)
+{
+    int form = sg_in_count_form(c->routine, 0);
+    struct sg_call n = *c;
+    if (!fits_int(c->sendcount) || !fits_int(c->recvcount) || form < 0 ||
+        narrow_counts(c->sendcounts, procs, ints, &n.sendcounts) != 0 ||
+        narrow_displs(c->sdispls, procs, ints ? ints + procs : NULL, &n.sdispls) != 0 ||
+        narrow_counts(c->recvcounts, procs, ints ? ints + 2 * procs : NULL, &n.recvcounts) != 0 ||
+        narrow_displs(c->rdispls, procs, ints ? ints + 3 * procs : NULL, &n.rdispls) != 0)
+        return -1;
+    n.routine = (enum sg_routine)form;
+    if (narrow)
+        *narrow = n;
+    return 0;
+}
+
+static uint64_t count_of(MPI_Count count) { return count > 0 ? (uint64_t)count : 0; }
 
 /* The count of one message on a side: a block's, the largest block's, or the
  * whole vector that Reduce_scatter reduces. */
@@ -58,13 +106,14 @@ static uint64_t message_count(const struct sg_call_side *side, int procs, int ra
         return count_of(sg_single_count(side, rank));
     case SG_SIDE_V:
         for (int i = 0; i < procs; i++)
-            n = count_of(side->counts[i]) > n ? count_of(side->counts[i]) : n;
+            n = count_of(sg_count_at(side->counts, i)) > n ? count_of(sg_count_at(side->counts, i))
+                                                            : n;
         return n;
     case SG_SIDE_PACKED:
-        if (side->counts == NULL)
+        if (!sg_counts_given(side->counts))
             return count_of(side->count) * (uint64_t)procs;
         for (int i = 0; i < procs; i++)
-            n += count_of(side->counts[i]);
+            n += count_of(sg_count_at(side->counts, i));
         return n;
     default:
         return count_of(side->count);
@@ -87,17 +136,18 @@ static int w_shape(const struct sg_call_side *send, const struct sg_call_side *r
         for (int i = 0; i < procs; i++) {
             int block_size;
             uint64_t block_elements;
-            if (sides[k]->counts[i] <= 0)
+            MPI_Count block = sg_count_at(sides[k]->counts, i);
+            if (block <= 0)
                 continue;
             if ((err = sg_type_measure(sides[k]->types[i], &block_size, &block_elements)) !=
                 MPI_SUCCESS)
                 return err;
             least = block_elements < least ? block_elements : least;
             greatest = block_elements > greatest ? block_elements : greatest;
-            unsigned __int128 basic = (unsigned __int128)sides[k]->counts[i] * block_elements;
+            unsigned __int128 basic = (unsigned __int128)block * block_elements;
             if (count == 0 || basic > most) {
                 most = basic;
-                count = (uint64_t)sides[k]->counts[i];
+                count = (uint64_t)block;
                 size = block_size;
                 elements = block_elements;
             }
@@ -174,17 +224,19 @@ int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *rea
     for (int i = 0; i < 2; i++) {
         const struct sg_call_side *side = &sides[i];
         /* Reduce_scatter's result (SINGLE with counts) is a part of its input */
-        if (side->layout == SG_SIDE_NONE || (side->layout == SG_SIDE_SINGLE && side->counts))
+        if (side->layout == SG_SIDE_NONE ||
+            (side->layout == SG_SIDE_SINGLE && sg_counts_given(side->counts)))
             continue;
         if (side->layout == SG_SIDE_W) { /* each block in its own datatype */
             for (int b = 0; b < procs; b++) {
                 uint64_t of_block = 0;
-                if (side->counts[b] <= 0)
+                MPI_Count block = sg_count_at(side->counts, b);
+                if (block <= 0)
                     continue;
                 if ((err = sg_type_measure(side->types[b], &size, &elements)) != MPI_SUCCESS)
                     return err;
                 if (elements > 0 &&
-                    __builtin_mul_overflow((uint64_t)side->counts[b],
+                    __builtin_mul_overflow((uint64_t)block,
                                            (uint64_t)size + elements - 1, &of_block))
                     of_block = UINT64_MAX;
                 most = of_block > most ? of_block : most;

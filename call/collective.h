@@ -21,18 +21,69 @@
  * wrapper reads with one load instead of a __tls_get_addr call. */
 #define SG_THREAD_LOCAL _Thread_local __attribute__((tls_model("initial-exec")))
 
+/* A call's array of counts, or of displacements: C int for the forms
+ * with int counts, MPI_Count (counts) or MPI_Aint (displacements) for the
+ * large-count `_c` forms; one of the two members is set, or none where
+ * the call has no such array. Read an element through sg_count_at or
+ * sg_displ_at, never by a cast; make one with SG_COUNTS or SG_DISPLS. */
+struct sg_counts {
+    const int *of_int;
+    const MPI_Count *wide;
+};
+struct sg_displs_array {
+    const int *of_int;
+    const MPI_Aint *wide;
+};
+
+static inline int sg_counts_given(struct sg_counts a) { return a.of_int || a.wide; }
+static inline int sg_displs_given(struct sg_displs_array a) { return a.of_int || a.wide; }
+static inline MPI_Count sg_count_at(struct sg_counts a, int i)
+{
+    return a.of_int ? a.of_int[i] : a.wide[i];
+}
+static inline MPI_Aint sg_displ_at(struct sg_displs_array a, int i)
+{
+    return a.of_int ? a.of_int[i] : a.wide[i];
+}
+/* The array from element `first` on (a part of Reduce_scatter's counts). */
+static inline struct sg_counts sg_counts_from(struct sg_counts a, int first)
+{
+    return (struct sg_counts){a.of_int ? a.of_int + first : 0, a.wide ? a.wide + first : 0};
+}
+static inline struct sg_counts sg_counts_of_int(const int *a) { return (struct sg_counts){a, 0}; }
+static inline struct sg_counts sg_counts_wide(const MPI_Count *a)
+{
+    return (struct sg_counts){0, a};
+}
+static inline struct sg_displs_array sg_displs_of_int(const int *a)
+{
+    return (struct sg_displs_array){a, 0};
+}
+static inline struct sg_displs_array sg_displs_wide(const MPI_Aint *a)
+{
+    return (struct sg_displs_array){0, a};
+}
+#define SG_COUNTS(a)                                                                           \
+    _Generic((a), int *: sg_counts_of_int, const int *: sg_counts_of_int,                      \
+             MPI_Count *: sg_counts_wide, const MPI_Count *: sg_counts_wide)(a)
+#define SG_DISPLS(a)                                                                           \
+    _Generic((a), int *: sg_displs_of_int, const int *: sg_displs_of_int,                      \
+             MPI_Aint *: sg_displs_wide, const MPI_Aint *: sg_displs_wide)(a)
+
+/* A call of any form: its scalar counts in MPI_Count (an int count widens
+ * for free), its arrays of either width (sg_counts). */
 struct sg_call {
     enum sg_routine routine;
     const void *sendbuf;
-    int sendcount;         /* Bcast: count; reductions: count (or recvcount) */
-    const int *sendcounts; /* Scatterv, Alltoallv(w) */
-    const int *sdispls;    /* Scatterv, Alltoallv; Alltoallw: in bytes */
+    MPI_Count sendcount;   /* Bcast: count; reductions: count (or recvcount) */
+    struct sg_counts sendcounts;    /* Scatterv, Alltoallv(w) */
+    struct sg_displs_array sdispls; /* Scatterv, Alltoallv; Alltoallw: in bytes */
     MPI_Datatype sendtype; /* reductions and Bcast: the datatype; Alltoallw: NULL */
     const MPI_Datatype *sendtypes; /* Alltoallw: each block's */
     void *recvbuf;         /* Bcast: the buffer */
-    int recvcount;
-    const int *recvcounts; /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter */
-    const int *rdispls;    /* Gatherv, Allgatherv, Alltoallv; Alltoallw: in bytes */
+    MPI_Count recvcount;
+    struct sg_counts recvcounts;    /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter */
+    struct sg_displs_array rdispls; /* Gatherv, Allgatherv, Alltoallv; Alltoallw: in bytes */
     MPI_Datatype recvtype; /* Alltoallw: MPI_DATATYPE_NULL */
     const MPI_Datatype *recvtypes; /* Alltoallw: each block's */
     MPI_Op op;
@@ -42,28 +93,44 @@ struct sg_call {
 };
 
 /* SG_COLLECTIVES(X) expands X(Name, (parameters), (arguments from a
- * struct sg_call *c), initialisers of struct sg_call) for every routine,
- * from the rows of SG_FAMILY_LIST (routines.h). */
+ * struct sg_call *c), initialisers of struct sg_call) for every routine
+ * (each family in each form of SG_FORM_LIST), from the rows of
+ * SG_FAMILY_LIST (routines.h). SG_INT_COUNT_COLLECTIVES(X): the same for
+ * the forms with int counts only (the Fortran bindings' of mpif.h and the
+ * mpi module). */
 #define SG_COLLECTIVES(X) SG_FAMILY_LIST(SG_COLLECTIVE_FORMS, X)
-#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, large,   \
-                            params_c, args_c, ...)                                             \
-    X(b, params, args, __VA_ARGS__)                                                            \
-    X(i, SG_WITH_REQUEST params, SG_WITH_CALL_REQUEST args, __VA_ARGS__, .request = request)
+#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, params_c, \
+                            args_c, ...)                                                       \
+    SG_FORM_LIST(SG_COLLECTIVE_FORM, X, b, i, params, args, params_c, args_c, __VA_ARGS__)
+#define SG_INT_COUNT_COLLECTIVES(X) SG_FAMILY_LIST(SG_INT_COUNT_COLLECTIVE_FORMS, X)
+#define SG_INT_COUNT_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, \
+                                      params_c, args_c, ...)                                   \
+    SG_COLLECTIVE_FORM(BLOCKING, 0, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__)  \
+    SG_COLLECTIVE_FORM(NONBLOCKING, 1, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__)
+#define SG_COLLECTIVE_FORM(form, nonblocking, large, X, b, i, params, args, params_c, args_c,  \
+                           ...)                                                                \
+    SG_EXPANDED(X, SG_FORM_NAME_##form(b, i),                                          \
+                        SG_COLLECTIVE_SIGNATURE_##nonblocking##large(params, args, params_c,   \
+                                                                     args_c),                  \
+                        __VA_ARGS__ SG_COLLECTIVE_REQUEST_##nonblocking)
+#define SG_COLLECTIVE_SIGNATURE_00(params, args, params_c, args_c) params, args
+#define SG_COLLECTIVE_SIGNATURE_10(params, args, params_c, args_c)                             \
+    SG_WITH_REQUEST params, SG_WITH_CALL_REQUEST args
+#define SG_COLLECTIVE_SIGNATURE_01(params, args, params_c, args_c) params_c, args_c
+#define SG_COLLECTIVE_SIGNATURE_11(params, args, params_c, args_c)                             \
+    SG_WITH_REQUEST params_c, SG_WITH_CALL_REQUEST args_c
+#define SG_COLLECTIVE_REQUEST_0
+#define SG_COLLECTIVE_REQUEST_1 , .request = request
 #define SG_WITH_REQUEST(...) (__VA_ARGS__, MPI_Request *request)
 #define SG_WITH_CALL_REQUEST(...) (__VA_ARGS__, c->request)
 
-/* SG_LARGE_COUNT_LIST(X) expands X(Name, (parameter types), (arguments))
- * for each routine with a large-count function (routines.h: LARGE_COUNT). */
-#define SG_LARGE_COUNT_LIST(X) SG_FAMILY_LIST(SG_LARGE_COUNT_FORMS, X)
-#define SG_LARGE_COUNT_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, large,  \
-                             params_c, args_c, ...)                                            \
-    SG_LARGE_COUNT_##large(X, b, i, params_c, args_c)
-#define SG_LARGE_COUNT_NO_LARGE_COUNT(...)
-#define SG_LARGE_COUNT_LARGE_COUNT(X, b, i, params_c, args_c)                                   \
-    X(b, params_c, args_c)                                                                     \
-    X(i, SG_WITH_REQUEST_TYPE params_c, SG_WITH_REQUEST_ARGUMENT args_c)
-#define SG_WITH_REQUEST_TYPE(...) (__VA_ARGS__, MPI_Request *)
-#define SG_WITH_REQUEST_ARGUMENT(...) (__VA_ARGS__, request)
+/* A call of a large-count form as the same call of its int form, where
+ * every count and displacement it holds on this rank fits in int (its
+ * arrays have `procs` entries): `narrow` gets it, its arrays copied into
+ * `ints` (4 procs of them, the caller's, which must outlive the call).
+ * Either may be NULL: only whether it fits. Returns 0, or -1 where one
+ * does not fit (nothing is cut: a count is never narrowed past INT_MAX). */
+int sg_call_narrow(const struct sg_call *c, int procs, int *ints, struct sg_call *narrow);
 
 /* A table of entry points with the collectives' own signatures. */
 struct sg_entry_points {
@@ -147,10 +214,10 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
 struct sg_call_side {
     enum sg_layout layout;
     int in_place;
-    int count;         /* SINGLE, REGULAR, PACKED without counts */
-    const int *counts; /* V, PACKED (NULL: `count` each); SINGLE: NULL, or counts[rank]
-                        * is the count (Reduce_scatter's result) */
-    const int *displs; /* V (in extents of type), W (in bytes) */
+    MPI_Count count;   /* SINGLE, REGULAR, PACKED without counts */
+    struct sg_counts counts; /* V, PACKED (none: `count` each); SINGLE: none, or
+                              * counts[rank] is the count (Reduce_scatter's result) */
+    struct sg_displs_array displs; /* V (in extents of type), W (in bytes) */
     MPI_Datatype type; /* W: MPI_DATATYPE_NULL, each block has its own */
     const MPI_Datatype *types; /* W */
 };
@@ -168,12 +235,13 @@ static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg
                                   .counts = c->recvcounts, .displs = c->rdispls,
                                   .type = c->recvtype, .types = c->recvtypes};
     if (send->layout == SG_SIDE_SINGLE)
-        send->counts = NULL;
+        send->counts = (struct sg_counts){0};
     if (send->layout == SG_SIDE_PACKED) { /* blocks the size of each rank's result */
         send->count = c->recvcount;
         send->counts = c->recvcounts;
     } else if (recv->layout == SG_SIDE_SINGLE) {
-        recv->counts = NULL; /* a result's counts[rank]: only of a PACKED input */
+        recv->counts = (struct sg_counts){0}; /* a result's counts[rank]: only of a PACKED
+                                                * input */
     }
     if (info->rooted && !is_root && in_place != SG_IN_PLACE_NONE)
         *(in_place == SG_IN_PLACE_SEND ? recv : send) = (struct sg_call_side){0}; /* the root's */
@@ -190,9 +258,9 @@ static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg
 
 /* The count of a SINGLE side on this rank: `count`, or counts[rank] where
  * it has counts (Reduce_scatter's result). */
-static inline int sg_single_count(const struct sg_call_side *side, int rank)
+static inline MPI_Count sg_single_count(const struct sg_call_side *side, int rank)
 {
-    return side->counts ? side->counts[rank] : side->count;
+    return sg_counts_given(side->counts) ? sg_count_at(side->counts, rank) : side->count;
 }
 
 /* `type`'s type signature (type_signature.c): each predefined datatype a

@@ -149,7 +149,7 @@ static int64_t count_for(const struct sg_call_side *s, int j, int rank)
     case SG_SIDE_SINGLE: return sg_single_count(s, rank);
     case SG_SIDE_V:
     case SG_SIDE_W:
-    case SG_SIDE_PACKED: return s->counts ? s->counts[j] : s->count;
+    case SG_SIDE_PACKED: return sg_counts_given(s->counts) ? sg_count_at(s->counts, j) : s->count;
     default: return s->count;
     }
 }
@@ -162,7 +162,7 @@ static void describe_side(const struct sg_call_side *s, struct sg_check_side *ou
     out->type = s->type;
     out->own_types = s->layout == SG_SIDE_W;
     out->per_peer = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W ||
-                    (s->layout == SG_SIDE_PACKED && s->counts);
+                    (s->layout == SG_SIDE_PACKED && sg_counts_given(s->counts));
     out->count = out->per_peer ? -1 : count_for(s, rank, rank);
 }
 
@@ -198,15 +198,15 @@ static void sides_of(const struct sg_call *c, uint64_t call_number, int rank,
         *send = *recv;
         send->layout = info->send;
         if (send->layout == SG_SIDE_SINGLE) {
-            send->count = (int)count_for(recv, rank, rank);
-            send->counts = NULL;
+            send->count = count_for(recv, rank, rank);
+            send->counts = (struct sg_counts){0};
         }
     }
     describe_side(send, &facts->send, rank);
     describe_side(recv, &facts->recv, rank);
     /* counts per rank somewhere in the call, if not on this rank's sides */
     facts->pairs = info->irregular || /* V or W sides */
-                   (info->send == SG_SIDE_PACKED && c->recvcounts != NULL);
+                   (info->send == SG_SIDE_PACKED && sg_counts_given(c->recvcounts));
 }
 
 /* The sum over this rank's blocks of a routine with counts per rank: each

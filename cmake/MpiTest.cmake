@@ -154,16 +154,22 @@ function(sg_every_routine_ini file)
   file(WRITE ${file} "${ini}")
 endfunction()
 
-# sg_blocking_form(<var> <routine>): the blocking routine of an I-form
-# (MPI_Iscatter -> MPI_Scatter), from the rows of detectors/routines.h.
+# sg_blocking_form(<var> <routine>): the routine of the same counts that
+# does not return a request, of an I-form (MPI_Iscatter -> MPI_Scatter,
+# MPI_Iscatter_c -> MPI_Scatter_c), from the rows of detectors/routines.h.
 function(sg_blocking_form var routine)
   file(READ ${PROJECT_SOURCE_DIR}/detectors/routines.h rows)
   string(REGEX REPLACE "^MPI_" "" name ${routine})
+  set(large "")
+  if(name MATCHES "_c$")
+    string(REGEX REPLACE "_c$" "" name ${name})
+    set(large "_c")
+  endif()
   string(REGEX MATCH "F\\(X, [A-Za-z_]+, ${name}," family "${rows}")
   if(NOT family)
     message(FATAL_ERROR "sg_blocking_form: ${routine} is no I-form of detectors/routines.h")
   endif()
-  string(REGEX REPLACE "F\\(X, ([A-Za-z_]+), .*" "MPI_\\1" blocking "${family}")
+  string(REGEX REPLACE "F\\(X, ([A-Za-z_]+), .*" "MPI_\\1${large}" blocking "${family}")
   set(${var} ${blocking} PARENT_SCOPE)
 endfunction()
 

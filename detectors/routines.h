@@ -1,15 +1,19 @@
 /* The collectives ScaleGuard knows (paper Table V), described once: one row
- * per family, a blocking routine and its I-form.
+ * per family, and a short list of the forms each family has (SG_FORM_LIST):
+ * a routine is a family in one form, e.g. MPI_Igatherv_c is Gatherv's
+ * nonblocking large-count form.
  *
  * SG_FAMILY_LIST(F, X) expands F(X, ...) for each family, with these
  * arguments (after X):
  *   blocking       the blocking routine without MPI_, e.g. Gatherv; then
- *   nonblocking    its I-form, e.g. Igatherv
+ *   nonblocking    its I-form, e.g. Igatherv (the other forms' names are
+ *                  made from these two: Gatherv_c, Igatherv_c)
  *   send, recv     the layout of the send and the receive side (enum
  *                  sg_layout without SG_SIDE_): what each rank's buffer
  *                  holds, read from the call's send fields (sendcount,
  *                  sendcounts, sdispls, sendtype) and receive fields; a
- *                  V side has C-int displacements, which can wrap (Class D); a
+ *                  V side has displacements, which can wrap in a C int (Class
+ *                  D; a large-count form's are MPI_Aint); a
  *                  W side (Alltoallw) has a datatype per block too (sendtypes,
  *                  recvtypes) and its displacements count bytes
  *   in_place_side  the side whose buffer may be MPI_IN_PLACE: SEND, RECV
@@ -30,183 +34,266 @@
  *   (params)       the blocking routine's C parameters; the I-form's are the
  *                  same and MPI_Request *request
  *   (args)         the same arguments as the fields of a struct sg_call *c
- *                  (call/collective.h); the I-form's add c->request
- *   LARGE_COUNT, (params_c), (args_c)
- *                  the MPI-4 large-count function (PMPI_Gatherv_c) that W3
- *                  calls, where a side has displacements: its parameter
- *                  types and its arguments, from c and the MPI_Count and
- *                  MPI_Aint arrays send_counts, send_displs, recv_counts,
- *                  recv_displs (the I-form adds MPI_Request *request); else
- *                  NO_LARGE_COUNT, (), ()
- *   initialisers   how the parameters fill a struct sg_call
- * The C wrappers, the replay through PMPI, the Fortran entry points (their
- * names: protect/CMakeLists.txt reads the first three words of each row)
- * and W3's calls are made from these; the signature columns need <mpi.h>
- * only where they are expanded.
+ *                  (call/collective.h: an array's `of_int` member); the
+ *                  I-form's add c->request
+ *   (params_c), (args_c)
+ *                  the same of the MPI-4 large-count form (MPI_Gatherv_c:
+ *                  counts MPI_Count, displacements MPI_Aint, the arrays'
+ *                  `wide` members), with the same parameter names: the
+ *                  wrappers of the `_c` forms and W3's calls are made from
+ *                  these
+ *   initialisers   how the parameters fill a struct sg_call, the same for
+ *                  every form (an array through SG_COUNTS or SG_DISPLS)
+ * The C wrappers, the replay through PMPI and the Fortran entry points
+ * (their names: protect/CMakeLists.txt reads the first three words of each
+ * row) are made from these; the signature columns need <mpi.h> only where
+ * they are expanded.
  * The rest follows from these (struct sg_routine_info): which sides can
  * wrap, who sees the whole layout, the global buffer of Table V.
  *
  * Each routine of the bounds INI is one form: each may have a bound of its
- * own. In enum sg_routine a family's blocking routine is even and its I-form
- * the next one (sg_blocking_form, sg_is_nonblocking). */
+ * own. In enum sg_routine a family's forms are consecutive, in the order of
+ * SG_FORM_LIST; sg_form_of, sg_blocking_form, sg_is_nonblocking,
+ * sg_is_large_count, sg_in_form_of, sg_form_with and sg_in_count_form are
+ * the one way to tell them apart. */
 #ifndef SCALEGUARD_ROUTINES_H
 #define SCALEGUARD_ROUTINES_H
 
 #include <stddef.h>
 
-#define SG_FAMILY_LIST(F, X)                                                                    \
-    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, NONE, Bcast, Ibcast,                             \
-      (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),                \
-      (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                                \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = buffer, .recvbuf = buffer, .sendcount = count, .recvcount = count,             \
-      .sendtype = datatype, .recvtype = datatype, .root = root, .comm = comm)                   \
-    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,                \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
-       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                          \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,   \
-       c->comm),                                                                                \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
-      .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                 \
-    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,                    \
-      (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,  \
-       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),           \
-      (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcount,            \
-       c->recvtype, c->root, c->comm),                                                          \
-      LARGE_COUNT, (const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,    \
-       MPI_Count, MPI_Datatype, int, MPI_Comm),                                                 \
-      (c->sendbuf, send_counts, send_displs, c->sendtype, c->recvbuf, c->recvcount,             \
-       c->recvtype, c->root, c->comm),                                                          \
-      .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,    \
-      .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root,           \
-      .comm = comm)                                                                             \
-    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, NONE, Gatherv, Igatherv,                    \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
-       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                          \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,   \
-       c->comm),                                                                                \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
-      .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                 \
-    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, NONE, Gatherv, Igatherv,                        \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
-       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,             \
-       MPI_Comm comm),                                                                          \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,            \
-       c->recvtype, c->root, c->comm),                                                          \
-      LARGE_COUNT, (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],           \
-       const MPI_Aint[], MPI_Datatype, int, MPI_Comm),                                          \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, recv_counts, recv_displs,             \
-       c->recvtype, c->root, c->comm),                                                          \
-      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
-      .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,          \
-      .comm = comm)                                                                             \
-    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, NONE, Allgatherv, Iallgatherv,        \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
-       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                    \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm),  \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
-      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                   \
-    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, NONE, Allgatherv, Iallgatherv,            \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
-       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),       \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls,            \
-       c->recvtype, c->comm),                                                                   \
-      LARGE_COUNT, (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count[],           \
-       const MPI_Aint[], MPI_Datatype, MPI_Comm),                                               \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, recv_counts, recv_displs,             \
-       c->recvtype, c->comm),                                                                   \
-      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
-      .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = -1,            \
-      .comm = comm)                                                                             \
-    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, NONE, Alltoallv, Ialltoallv,           \
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,                \
-       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                    \
-      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm),  \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,     \
-      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                   \
-    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, NONE, Alltoallv, Ialltoallv,                     \
-      (const void *sendbuf, const int sendcounts[], const int sdispls[],                        \
-       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],       \
-       MPI_Datatype recvtype, MPI_Comm comm),                                                   \
-      (c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts,           \
-       c->rdispls, c->recvtype, c->comm),                                                       \
-      LARGE_COUNT, (const void *, const MPI_Count[], const MPI_Aint[], MPI_Datatype, void *,    \
-       const MPI_Count[], const MPI_Aint[], MPI_Datatype, MPI_Comm),                            \
-      (c->sendbuf, send_counts, send_displs, c->sendtype, c->recvbuf, recv_counts,              \
-       recv_displs, c->recvtype, c->comm),                                                      \
-      .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,   \
-      .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,   \
-      .root = -1, .comm = comm)                                                                 \
-    F(X, Alltoallw, Ialltoallw, W, W, SEND, 0, NONE, Alltoallw, Ialltoallw,                     \
-      (const void *sendbuf, const int sendcounts[], const int sdispls[],                        \
-       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],                   \
-       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),                     \
-      (c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf, c->recvcounts,          \
-       c->rdispls, c->recvtypes, c->comm),                                                      \
-      LARGE_COUNT, (const void *, const MPI_Count[], const MPI_Aint[], const MPI_Datatype[],    \
-       void *, const MPI_Count[], const MPI_Aint[], const MPI_Datatype[], MPI_Comm),            \
-      (c->sendbuf, send_counts, send_displs, c->sendtypes, c->recvbuf, recv_counts,             \
-       recv_displs, c->recvtypes, c->comm),                                                     \
-      .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,                         \
-      .sendtypes = sendtypes, .sendtype = MPI_DATATYPE_NULL, .recvbuf = recvbuf,                \
-      .recvcounts = recvcounts, .rdispls = rdispls, .recvtypes = recvtypes,                     \
-      .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = comm)                                  \
-    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, TO_ROOT, Reduce, Ireduce,                    \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
-       int root, MPI_Comm comm),                                                                \
-      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),             \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
-      .sendtype = datatype, .recvtype = datatype, .op = op, .root = root, .comm = comm)         \
-    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, TO_ALL, Allreduce, Iallreduce,         \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
-       MPI_Comm comm),                                                                          \
-      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
-      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
-    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, SCATTERED, Reduce_scatter,   \
-      Ireduce_scatter,                                                                          \
-      (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,       \
-       MPI_Op op, MPI_Comm comm),                                                               \
-      (c->sendbuf, c->recvbuf, c->recvcounts, c->sendtype, c->op, c->comm),                     \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .sendtype = datatype,   \
-      .recvtype = datatype, .op = op, .root = -1, .comm = comm)                                 \
-    F(X, Reduce_scatter_block, Ireduce_scatter_block, PACKED, SINGLE, SEND, 0, SCATTERED,       \
-      Reduce_scatter, Ireduce_scatter,                                                          \
-      (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,     \
-       MPI_Comm comm),                                                                          \
-      (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                      \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = recvcount, .recvcount = recvcount,   \
-      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
-    F(X, Scan, Iscan, SINGLE, SINGLE, SEND, 0, PREFIX, Scan, Iscan,                             \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
-       MPI_Comm comm),                                                                          \
-      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
-      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)           \
-    F(X, Exscan, Iexscan, SINGLE, SINGLE, SEND, 0, EXCLUSIVE_PREFIX, Exscan, Iexscan,           \
-      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
-       MPI_Comm comm),                                                                          \
-      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                      \
-      NO_LARGE_COUNT, (), (),                                                                   \
-      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,           \
+#define SG_FAMILY_LIST(F, X)                                                                   \
+    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, NONE, Bcast, Ibcast,                            \
+      (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),               \
+      (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                               \
+      (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),         \
+      (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                               \
+      .sendbuf = buffer, .recvbuf = buffer, .sendcount = count, .recvcount = count,            \
+      .sendtype = datatype, .recvtype = datatype, .root = root, .comm = comm)                  \
+    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,               \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                         \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
+       c->comm),                                                                               \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                   \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
+       c->comm),                                                                               \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                \
+    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,                   \
+      (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),          \
+      (c->sendbuf, c->sendcounts.of_int, c->sdispls.of_int, c->sendtype, c->recvbuf,           \
+       c->recvcount, c->recvtype, c->root, c->comm),                                           \
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],             \
+       MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,       \
+       int root, MPI_Comm comm),                                                               \
+      (c->sendbuf, c->sendcounts.wide, c->sdispls.wide, c->sendtype, c->recvbuf, c->recvcount, \
+       c->recvtype, c->root, c->comm),                                                         \
+      .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(displs),   \
+      .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,  \
+      .root = root, .comm = comm)                                                              \
+    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, NONE, Gatherv, Igatherv,                   \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                         \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
+       c->comm),                                                                               \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                   \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
+       c->comm),                                                                               \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                \
+    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, NONE, Gatherv, Igatherv,                       \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,            \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.of_int,                \
+       c->rdispls.of_int, c->recvtype, c->root, c->comm),                                      \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.wide, c->rdispls.wide, \
+       c->recvtype, c->root, c->comm),                                                         \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(displs), .recvtype = recvtype, \
+      .root = root, .comm = comm)                                                              \
+    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, NONE, Allgatherv, Iallgatherv,       \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                   \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),                             \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
+    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, NONE, Allgatherv, Iallgatherv,           \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),      \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.of_int,                \
+       c->rdispls.of_int, c->recvtype, c->comm),                                               \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,           \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.wide, c->rdispls.wide, \
+       c->recvtype, c->comm),                                                                  \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(displs), .recvtype = recvtype, \
+      .root = -1, .comm = comm)                                                                \
+    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, NONE, Alltoallv, Ialltoallv,          \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                   \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),                             \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
+    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, NONE, Alltoallv, Ialltoallv,                    \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                       \
+       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],      \
+       MPI_Datatype recvtype, MPI_Comm comm),                                                  \
+      (c->sendbuf, c->sendcounts.of_int, c->sdispls.of_int, c->sendtype, c->recvbuf,           \
+       c->recvcounts.of_int, c->rdispls.of_int, c->recvtype, c->comm),                         \
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],            \
+       MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],                     \
+       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),                        \
+      (c->sendbuf, c->sendcounts.wide, c->sdispls.wide, c->sendtype, c->recvbuf,               \
+       c->recvcounts.wide, c->rdispls.wide, c->recvtype, c->comm),                             \
+      .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(sdispls),  \
+      .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = SG_COUNTS(recvcounts),           \
+      .rdispls = SG_DISPLS(rdispls), .recvtype = recvtype, .root = -1, .comm = comm)           \
+    F(X, Alltoallw, Ialltoallw, W, W, SEND, 0, NONE, Alltoallw, Ialltoallw,                    \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                       \
+       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],                  \
+       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),                    \
+      (c->sendbuf, c->sendcounts.of_int, c->sdispls.of_int, c->sendtypes, c->recvbuf,          \
+       c->recvcounts.of_int, c->rdispls.of_int, c->recvtypes, c->comm),                        \
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],            \
+       const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],            \
+       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),               \
+      (c->sendbuf, c->sendcounts.wide, c->sdispls.wide, c->sendtypes, c->recvbuf,              \
+       c->recvcounts.wide, c->rdispls.wide, c->recvtypes, c->comm),                            \
+      .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(sdispls),  \
+      .sendtypes = sendtypes, .sendtype = MPI_DATATYPE_NULL, .recvbuf = recvbuf,               \
+      .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(rdispls),                      \
+      .recvtypes = recvtypes, .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = comm)         \
+    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, TO_ROOT, Reduce, Ireduce,                   \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
+       int root, MPI_Comm comm),                                                               \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),            \
+      (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,  \
+       int root, MPI_Comm comm),                                                               \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),            \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = root, .comm = comm)        \
+    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, TO_ALL, Allreduce, Iallreduce,        \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
+      (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,  \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
+    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, SCATTERED, Reduce_scatter,  \
+      Ireduce_scatter,                                                                         \
+      (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,      \
+       MPI_Op op, MPI_Comm comm),                                                              \
+      (c->sendbuf, c->recvbuf, c->recvcounts.of_int, c->sendtype, c->op, c->comm),             \
+      (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],                       \
+       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),                                       \
+      (c->sendbuf, c->recvbuf, c->recvcounts.wide, c->sendtype, c->op, c->comm),               \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = SG_COUNTS(recvcounts),             \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
+    F(X, Reduce_scatter_block, Ireduce_scatter_block, PACKED, SINGLE, SEND, 0, SCATTERED,      \
+      Reduce_scatter, Ireduce_scatter,                                                         \
+      (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,    \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                     \
+      (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,         \
+       MPI_Op op, MPI_Comm comm),                                                              \
+      (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                     \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = recvcount, .recvcount = recvcount,  \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
+    F(X, Scan, Iscan, SINGLE, SINGLE, SEND, 0, PREFIX, Scan, Iscan,                            \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
+      (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,  \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
+    F(X, Exscan, Iexscan, SINGLE, SINGLE, SEND, 0, EXCLUSIVE_PREFIX, Exscan, Iexscan,          \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
+      (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,  \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
+      .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)
 
+/* The forms of every family, in enum order within it: SG_FORM_LIST(Y, ...)
+ * expands Y(FORM, nonblocking, large, ...) for each, where
+ *   FORM         its name in enum sg_form (SG_FORM_...), which also picks how
+ *                its routine is named (SG_FORM_NAME_...) and called
+ *                (collective.h, SG_COLLECTIVE_SIGNATURE_...)
+ *   nonblocking  1 for the I-forms (they add MPI_Request *request)
+ *   large        1 for the MPI-4 large-count forms (`_c`: counts MPI_Count,
+ *                displacements MPI_Aint), which only an MPI that has them
+ *                gets: SCALEGUARD_LARGE_COUNT, set by CMake where mpi.h
+ *                declares MPI_Scatter_c (MPICH 4; not Open MPI 4.1), so
+ *                that no list of this tree names a routine its MPI lacks
+ * and passes the rest of the arguments on. */
+#if SCALEGUARD_LARGE_COUNT
+#define SG_FORM_LIST(Y, ...)                                                                    \
+    Y(BLOCKING, 0, 0, __VA_ARGS__)                                                              \
+    Y(NONBLOCKING, 1, 0, __VA_ARGS__)                                                           \
+    Y(LARGE, 0, 1, __VA_ARGS__)                                                                 \
+    Y(NONBLOCKING_LARGE, 1, 1, __VA_ARGS__)
+#else
+#define SG_FORM_LIST(Y, ...)                                                                    \
+    Y(BLOCKING, 0, 0, __VA_ARGS__)                                                              \
+    Y(NONBLOCKING, 1, 0, __VA_ARGS__)
+#endif
+#define SG_FORM_NAME_BLOCKING(b, i) b
+#define SG_FORM_NAME_NONBLOCKING(b, i) i
+#define SG_FORM_NAME_LARGE(b, i) b##_c
+#define SG_FORM_NAME_NONBLOCKING_LARGE(b, i) i##_c
+/* The routine's name in `form`, after `prefix` (MPI_). */
+#define SG_FORM_NAME(prefix, form, b, i) SG_ROUTINE_CAT(prefix, SG_FORM_NAME_##form(b, i))
+#define SG_ROUTINE_CAT(a, b) SG_ROUTINE_CAT_(a, b)
+#define SG_ROUTINE_CAT_(a, b) a##b
+
+enum sg_form {
+#define SG_FORM_ENUM(form, ...) SG_FORM_##form,
+    SG_FORM_LIST(SG_FORM_ENUM, )
+#undef SG_FORM_ENUM
+    SG_FORM_COUNT
+};
+/* Bit f: whether form f is nonblocking, large-count. */
+#define SG_NONBLOCKING_FORMS (0 SG_FORM_LIST(SG_FORM_BIT_OF, nonblocking))
+#define SG_LARGE_COUNT_FORMS (0 SG_FORM_LIST(SG_FORM_BIT_OF, large))
+#define SG_FORM_BIT_OF(form, nonblocking, large, which)                                          \
+    SG_FORM_BIT_##which(form, nonblocking, large)
+#define SG_FORM_BIT_nonblocking(form, nonblocking, large) | (nonblocking << SG_FORM_##form)
+#define SG_FORM_BIT_large(form, nonblocking, large) | (large << SG_FORM_##form)
+
 /* SG_ROUTINE_LIST(X) expands X(name, send, recv, in_place_side, rooted,
- * reduces, v_form) for each of the 32 routines, e.g.
- * X(MPI_Igatherv, SINGLE, V, ..., MPI_Igatherv), in enum order. */
+ * reduces, v_form) for each routine, e.g.
+ * X(MPI_Igatherv, SINGLE, V, ..., MPI_Igatherv), in enum order: each
+ * family's forms, in the order of SG_FORM_LIST. */
 #define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
 #define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, ...)                        \
-    X(MPI_##b, send, recv, ip, root, red, MPI_##vb)                                            \
-    X(MPI_##i, send, recv, ip, root, red, MPI_##vi)
+    SG_FORM_LIST(SG_ROUTINE_FORM, X, b, i, send, recv, ip, root, red, vb, vi)
+#define SG_ROUTINE_FORM(form, nonblocking, large, X, b, i, send, recv, ip, root, red, vb, vi)   \
+    SG_EXPANDED(X, SG_FORM_NAME(MPI_, form, b, i), send, recv, ip, root, red,                  \
+                SG_FORM_NAME(MPI_, form, vb, vi))
+/* X(arguments), each argument macro-expanded first (a name made by
+ * SG_FORM_NAME, which X may paste). */
+#define SG_EXPANDED(X, ...) X(__VA_ARGS__)
 
 /* The layout of one side of a call. */
 enum sg_layout {
@@ -270,16 +357,43 @@ struct sg_routine_info {
 
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];
 
-/* The blocking routine of r's family, whether r is the I-form, and family
- * f's routine in the form of `like`: the one way to tell the forms apart. */
+/* The form of r, the blocking routine of r's family, whether r is an
+ * I-form, whether a large-count (`_c`) one, family f's routine in the form
+ * of `like`, r's family's routine that is nonblocking or not with int
+ * counts (large 0) or large counts (large 1), and the same of r's own
+ * blocking or not, -1 where this MPI has no such form: the one way to
+ * tell the forms apart. */
+static inline enum sg_form sg_form_of(enum sg_routine r)
+{
+    return (enum sg_form)(r % SG_FORM_COUNT);
+}
 static inline enum sg_routine sg_blocking_form(enum sg_routine r)
 {
-    return (enum sg_routine)(r & ~1);
+    return (enum sg_routine)(r - r % SG_FORM_COUNT);
 }
-static inline int sg_is_nonblocking(enum sg_routine r) { return r & 1; }
+static inline int sg_is_nonblocking(enum sg_routine r)
+{
+    return SG_NONBLOCKING_FORMS >> sg_form_of(r) & 1;
+}
+static inline int sg_is_large_count(enum sg_routine r)
+{
+    return SG_LARGE_COUNT_FORMS >> sg_form_of(r) & 1;
+}
 static inline enum sg_routine sg_in_form_of(enum sg_routine f, enum sg_routine like)
 {
-    return (enum sg_routine)(sg_blocking_form(f) | (like & 1));
+    return (enum sg_routine)(sg_blocking_form(f) + sg_form_of(like));
+}
+static inline int sg_form_with(enum sg_routine r, int nonblocking, int large)
+{
+    for (int form = 0; form < SG_FORM_COUNT; form++)
+        if ((SG_NONBLOCKING_FORMS >> form & 1) == (nonblocking != 0) &&
+            (SG_LARGE_COUNT_FORMS >> form & 1) == (large != 0))
+            return (int)sg_blocking_form(r) + form;
+    return -1;
+}
+static inline int sg_in_count_form(enum sg_routine r, int large)
+{
+    return sg_form_with(r, sg_is_nonblocking(r), large);
 }
 
 /* The routine called `name` (e.g. "MPI_Gatherv"), or -1 when unknown. */

@@ -34,7 +34,7 @@
  *    (layer.h). The Fortran PMPI names (pmpi_gatherv_ ...) are left alone,
  *    as a PMPI layer must.
  *
- * The wrappers are generated from SG_COLLECTIVES (collective.h): each
+ * The wrappers are generated from SG_INT_COUNT_COLLECTIVES (collective.h): each
  * routine's `args` list names, in the order of the routine's parameters, the
  * struct sg_call field each parameter fills, and the Fortran binding has the
  * same parameters in the same order, every one passed by reference, then
@@ -112,7 +112,10 @@ SG_FORWARDED_STUB(mpi_barrier_f08_, sg_entry_mpi_barrier_f08_)
 
 #include "fortran_names.h" /* generated from detectors/routines.h */
 
-_Static_assert(SG_FORTRAN_NAME_COUNT == SG_ROUTINE_COUNT, "a Fortran name for every routine");
+/* mpif.h and the mpi module have no large-count forms; where mpi_f08 has
+ * them, it calls the C MPI_*_c (MPICH). */
+_Static_assert(SG_FORTRAN_NAME_COUNT == 2 * SG_ROUTINE_COUNT / SG_FORM_COUNT,
+               "a Fortran name for every routine with int counts");
 /* Open MPI converts INTEGER arrays (counts, displacements) only when
  * INTEGER is not a C int; here it never does. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER arrays pass as C int arrays");
@@ -125,12 +128,17 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER arrays pass as C int ar
 extern int mpi_fortran_in_place_ SG_EXPORT;
 extern int mpi_fortran_bottom_ SG_EXPORT;
 
+/* An INTEGER array, named like the int member of struct sg_call's arrays. */
+struct fortran_array {
+    MPI_Fint *of_int;
+};
+
 /* The raw arguments of one Fortran call, named like struct sg_call's
- * fields: the `args` lists of SG_COLLECTIVES store into them. */
+ * fields: the `args` lists of SG_INT_COUNT_COLLECTIVES store into them. */
 struct fortran_args {
     void *sendbuf, *recvbuf;
     MPI_Fint *sendcount, *recvcount, *root;
-    MPI_Fint *sendcounts, *sdispls, *recvcounts, *rdispls;
+    struct fortran_array sendcounts, sdispls, recvcounts, rdispls;
     MPI_Fint *sendtype, *recvtype, *op, *comm, *request;
     MPI_Fint *sendtypes, *recvtypes; /* Alltoallw: a handle per block */
 };
@@ -181,10 +189,10 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
     c.sendcount = f->sendcount ? *f->sendcount : 0;
     c.recvcount = f->recvcount ? *f->recvcount : 0;
     c.root = f->root ? *f->root : 0;
-    c.sendcounts = f->sendcounts;
-    c.sdispls = f->sdispls;
-    c.recvcounts = f->recvcounts;
-    c.rdispls = f->rdispls;
+    c.sendcounts = SG_COUNTS(f->sendcounts.of_int);
+    c.sdispls = SG_DISPLS(f->sdispls.of_int);
+    c.recvcounts = SG_COUNTS(f->recvcounts.of_int);
+    c.rdispls = SG_DISPLS(f->rdispls.of_int);
     if (f->sendtype)
         c.sendtype = PMPI_Type_f2c(*f->sendtype);
     if (f->recvtype)
@@ -285,7 +293,7 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
     }                                                                                   \
     SG_FORTRAN_NAMES(SG_OMPI_F(Name), SG_LOWER(Name), SG_UPPER(Name))
 
-SG_COLLECTIVES(SG_DEFINE_FORTRAN)
+SG_INT_COUNT_COLLECTIVES(SG_DEFINE_FORTRAN)
 
 SG_EXPORT void ompi_init_f(MPI_Fint *ierr);
 void ompi_init_f(MPI_Fint *ierr) { fortran_init(ierr); }

@@ -54,7 +54,8 @@ static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
 /* ---- Class D ------------------------------------------------------------ */
 
 struct displs_view {
-    const int *counts, *displs;
+    const int *counts, *displs; /* an int form's, which Class D scans */
+    struct sg_displs_array given; /* either form's, widened for the workarounds */
     const MPI_Datatype *types; /* Alltoallw's: displacements in bytes */
     int64_t *intended; /* allocated only when the layer needs them */
     int corrupted;
@@ -62,8 +63,10 @@ struct displs_view {
 
 /* The displacement arrays this rank holds: none off the root of Gatherv and
  * Scatterv, where they are insignificant (and may be junk), nor on a side
- * given as MPI_IN_PLACE. (What sg_call_sides says of the V sides, read
- * straight from the call: the Class D scan is on the hot path.) */
+ * given as MPI_IN_PLACE, nor of a large-count form (the int arrays alone:
+ * MPI_Aint displacements cannot wrap, so Class D cannot occur). (What
+ * sg_call_sides says of the V sides, read straight from the call: the
+ * Class D scan is on the hot path.) */
 static inline __attribute__((always_inline)) void
 held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
             struct displs_view *send)
@@ -74,11 +77,11 @@ held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
     if (info->rooted && !is_root) /* a rooted routine's V side is the root's */
         return;
     if ((info->displs & SG_DISPLS_RECV) && c->recvbuf != MPI_IN_PLACE)
-        *recv = (struct displs_view){.counts = c->recvcounts, .displs = c->rdispls,
-                                     .types = c->recvtypes};
+        *recv = (struct displs_view){.counts = c->recvcounts.of_int, .displs = c->rdispls.of_int,
+                                     .given = c->rdispls, .types = c->recvtypes};
     if ((info->displs & SG_DISPLS_SEND) && c->sendbuf != MPI_IN_PLACE)
-        *send = (struct displs_view){.counts = c->sendcounts, .displs = c->sdispls,
-                                     .types = c->sendtypes};
+        *send = (struct displs_view){.counts = c->sendcounts.of_int, .displs = c->sdispls.of_int,
+                                     .given = c->sdispls, .types = c->sendtypes};
 }
 
 static inline __attribute__((always_inline)) int suspicious(const struct displs_view *v, int procs)
@@ -107,7 +110,8 @@ held_displs_suspicious(const struct sg_call *c, int procs, int is_root)
 struct quiet_call {
     MPI_Datatype sendtype, recvtype;
     int64_t total; /* the sum of recvcounts (Reduce_scatter), else 0 */
-    int sendcount, recvcount, procs;
+    MPI_Count sendcount, recvcount;
+    int procs;
     int flags; /* is_root, sendbuf and recvbuf MPI_IN_PLACE */
 };
 
@@ -120,10 +124,11 @@ static SG_THREAD_LOCAL struct quiet_call quiet_calls[SG_ROUTINE_COUNT];
 static inline int64_t counts_total(const struct sg_call *c, int procs)
 {
     int64_t total = 0;
-    for (int i = 0; c->recvcounts != NULL && i < procs; i++) {
-        if (c->recvcounts[i] < 0)
+    for (int i = 0; sg_counts_given(c->recvcounts) && i < procs; i++) {
+        MPI_Count count = sg_count_at(c->recvcounts, i);
+        if (count < 0)
             return -1;
-        total += c->recvcounts[i];
+        total += count;
     }
     return total;
 }
@@ -244,14 +249,14 @@ static int check_displs(struct displs_view *v, int procs, enum sg_routine routin
 /* The intended displacements of a side, widened when they were intact. */
 static const int64_t *widened(struct displs_view *v, int procs)
 {
-    if (v->displs == NULL)
+    if (!sg_displs_given(v->given))
         return NULL;
     if (v->intended == NULL) {
         v->intended = malloc((size_t)procs * sizeof *v->intended);
         if (v->intended == NULL)
             return NULL;
         for (int i = 0; i < procs; i++)
-            v->intended[i] = v->displs[i];
+            v->intended[i] = sg_displ_at(v->given, i);
     }
     return v->intended;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerate this platform's bounds INI for one MPI from real runs of the
-# tester: with --full, scaleguard-probe over all 32 collectives, both forms
-# and P = 2, 3, 4, its journal in results/probe-MPI (committed: a later run
-# resumes from it) and its report next to it; without it, on each of that
+# tester: with --full, scaleguard-probe over every collective
+# (scaleguard-ini routines), both forms and P = 2, 3, 4, its journal in
+# results/probe-MPI (committed: a later run resumes from it) and its report
+# next to it; without it, on each of that
 # MPI's known scaling problems (DESIGN.md, "Facts measured on this
 # platform"), one after another, into one INI and one state folder. The
 # real-scale tester tests (tests/tester, label long) run those known probes,
@@ -153,8 +154,8 @@ fi
 shapes=()
 if ((full)); then
   readonly start_count=1 full_procs=2,3,4 full_forms=plain,inplace
-  shapes+=("all 32 routines, --forms $full_forms, --procs $full_procs${spread_args[*]:+, ${spread_args[*]}}")
-  echo "probe-platform: $mpi: all 32 routines, both forms, P=$full_procs${spread_args[*]:+ ${spread_args[*]}}, s=1 (state $state)"
+  shapes+=("every routine, --forms $full_forms, --procs $full_procs${spread_args[*]:+, ${spread_args[*]}}")
+  echo "probe-platform: $mpi: every routine, both forms, P=$full_procs${spread_args[*]:+ ${spread_args[*]}}, s=1 (state $state)"
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
     "${spread_args[@]}" --type-size 1 --output "$work" --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2

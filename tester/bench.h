@@ -21,7 +21,7 @@ enum result {
 /* What the command line asks for. */
 struct options {
     int routine;
-    int *counts;
+    long long *counts; /* past INT_MAX only for a large-count (`_c`) routine */
     size_t ncounts;
     int type_size, iters, root, procs;
     int inplace, sparse, reversed, use_pmpi, fatal, predict, blocking_first;

@@ -18,9 +18,11 @@ static void usage(FILE *out)
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]\n"
             "                        --procs P [--root R] [--inplace] [--sparse]\n"
             "\n"
-            "Runs one of the 32 collectives (MPI_Bcast ... MPI_Iexscan) at each\n"
-            "COUNT in turn (ascending, each 0..INT_MAX; it stops at the first that does not\n"
-            "pass), validating every element delivered; rank 0 prints one line per size.\n"
+            "Runs one of the collectives (MPI_Bcast ... MPI_Iexscan, and MPI_Bcast_c ...\n"
+            "MPI_Iexscan_c where the MPI has the large-count forms) at each COUNT in turn\n"
+            "(ascending, each 0..INT_MAX, or past it for a large-count routine; it stops at\n"
+            "the first that does not pass), validating every element delivered; rank 0\n"
+            "prints one line per size.\n"
             "\n"
             "  -c, --routine ROUTINE   the collective, e.g. MPI_Gatherv\n"
             "  -n, --count COUNT,...   elements of one message (per rank; v-routines: each\n"
@@ -66,7 +68,8 @@ __attribute__((format(printf, 1, 2))) static int bad_usage(const char *format, .
 }
 
 /* A decimal in [min, max], the whole of text[0..length); 0 or -1. */
-static int parse_int(const char *text, size_t length, long min, long max, int *out)
+static int parse_long_long(const char *text, size_t length, long long min, long long max,
+                           long long *out)
 {
     char digits[32];
     if (length == 0 || length >= sizeof digits)
@@ -76,6 +79,15 @@ static int parse_int(const char *text, size_t length, long min, long max, int *o
     char *end;
     long long v = strtoll(digits, &end, 10);
     if (*end != '\0' || digits[0] == '+' || digits[0] == ' ' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *text, size_t length, int min, int max, int *out)
+{
+    long long v;
+    if (parse_long_long(text, length, min, max, &v) != 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -93,10 +105,10 @@ static int parse_counts(const char *text, struct options *o)
     o->ncounts = 0;
     for (const char *start = text;; ) {
         size_t length = strcspn(start, ",");
-        int v;
-        if (parse_int(start, length, 0, INT_MAX, &v) != 0)
-            return bad_usage("bad COUNT \"%.*s\" in -n \"%s\": an integer in 0..%d",
-                             (int)length, start, text, INT_MAX);
+        long long v;
+        if (parse_long_long(start, length, 0, LLONG_MAX, &v) != 0)
+            return bad_usage("bad COUNT \"%.*s\" in -n \"%s\": an integer in 0..%lld",
+                             (int)length, start, text, LLONG_MAX);
         if (o->ncounts > 0 && v <= o->counts[o->ncounts - 1])
             return bad_usage("bad COUNT \"%.*s\" in -n \"%s\": the COUNTs must be ascending",
                              (int)length, start, text);
@@ -224,6 +236,11 @@ int parse_options(int argc, char **argv, struct options *o)
                          "checks its result: tester/scaleguard-bench.c, step), so it cannot "
                          "run it",
                          name);
+    if (!sg_is_large_count((enum sg_routine)o->routine) &&
+        o->counts[o->ncounts - 1] > INT_MAX)
+        return bad_usage("COUNT %lld: %s takes at most INT_MAX (%d); past it, its large-count "
+                         "form (_c) where the MPI has one",
+                         o->counts[o->ncounts - 1], name, INT_MAX);
     if (o->inplace && !sg_routines[o->routine].in_place)
         return bad_usage("--inplace: %s has no MPI_IN_PLACE", name);
     if (o->late > 0 && !sg_is_nonblocking((enum sg_routine)o->routine))

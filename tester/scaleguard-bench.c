@@ -7,10 +7,13 @@
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
- * ROUTINE is any of the 32 (e.g. MPI_Gatherv, MPI_Iallreduce); COUNT is the
- * count of one message (per rank for the rooted and all-to-all routines,
- * every rank's block for the v-routines and Reduce_scatter, the whole vector
- * for Bcast, Reduce, Allreduce, Scan and Exscan), at most INT_MAX. Several ascending COUNTs
+ * ROUTINE is any of detectors/routines.h (e.g. MPI_Gatherv, MPI_Iallreduce,
+ * and where the MPI has them the large-count MPI_Scatter_c, ...); COUNT is
+ * the count of one message (per rank for the rooted and all-to-all
+ * routines, every rank's block for the v-routines and Reduce_scatter, the
+ * whole vector for Bcast, Reduce, Allreduce, Scan and Exscan), at most
+ * INT_MAX but for a large-count routine (its arrays MPI_Count and
+ * MPI_Aint, which do not wrap). Several ascending COUNTs
  * run in that order in one job, which stops at the first that does not pass.
  * Elements are unsigned integers of TYPE_SIZE bytes (1, 2, 4, 8; default 1);
  * reductions use MPI_SUM, with contributions small enough never to overflow;
@@ -97,8 +100,9 @@ static const char *result_name(int result)
     }
 }
 
-/* The routines by the shape of their buffers, blocking and I-forms alike:
- * the blocking form of each one's v-form (Scatter and Scatterv: Scatterv). */
+/* The routines by the shape of their buffers, blocking and I-forms, int
+ * and large counts alike: the blocking form of each one's v-form (Scatter,
+ * Scatterv and Iscatter_c: Scatterv). */
 static enum sg_routine family_of(enum sg_routine routine)
 {
     return sg_blocking_form(sg_routines[routine].v_form);
@@ -180,13 +184,16 @@ struct bench {
     double returned; /* --late: the longest an I-call took to return here */
     double self_wait; /* the share of time a rank waits behind its own job's ranks */
     double cpu_wait;  /* this size's run delay beyond self_wait (< 0: unknown) */
-    int count;
+    long long count; /* past INT_MAX only in a large-count form */
+    int large;       /* a large-count (`_c`) routine: MPI_Count counts, MPI_Aint displs */
     int size; /* bytes per element */
     MPI_Datatype type;
     uint64_t salt;        /* the iteration: its data differ from the previous one's */
     uint64_t mask;        /* of the reductions' contributions */
     int *counts, *displs; /* v-routines: every rank's block, as user code computes it
                            * (Alltoallw: displs in bytes) */
+    MPI_Count *wide_counts; /* the same of a large-count routine, whose MPI_Aint */
+    MPI_Aint *wide_displs;  /* displacements cannot wrap */
     MPI_Datatype *types;  /* Alltoallw: every block's datatype (`type`) */
     size_t *offsets;      /* where each block really starts, in elements */
     void *send, *recv;
@@ -290,7 +297,7 @@ static void wrong_element(struct check *k, size_t at, uint64_t got, uint64_t wan
 {
     if (k->bad++ == 0)
         fprintf(stderr,
-                PROGRAM ": rank %d: %s count=%d iteration %llu: element %zu is %llu, "
+                PROGRAM ": rank %d: %s count=%lld iteration %llu: element %zu is %llu, "
                         "expected %llu\n",
                 k->b->rank, sg_routines[k->b->routine].name, k->b->count,
                 (unsigned long long)k->b->salt, at, (unsigned long long)got,
@@ -452,12 +459,16 @@ static void layout(struct bench *b)
     for (int k = 0; k < b->procs; k++) {
         int i = b->reversed ? b->procs - 1 - k : k;
         int previous = b->reversed ? i + 1 : i - 1;
-        b->counts[i] = b->count;
+        b->counts[i] = (int)b->count; /* a large-count routine's: wide_counts */
         b->types[i] = b->type;
         b->offsets[i] = (size_t)k * (size_t)b->count;
         b->displs[i] = k == 0 ? 0
                               : (int)(unsigned)((unsigned)b->displs[previous] +
                                                 (unsigned)b->counts[previous] * unit);
+        if (b->large) {
+            b->wide_counts[i] = b->count;
+            b->wide_displs[i] = (MPI_Aint)b->offsets[i] * (MPI_Aint)unit;
+        }
     }
 }
 
@@ -472,13 +483,25 @@ static int complete(const struct bench *b, int err, MPI_Request *request)
                        : MPI_Wait(request, MPI_STATUS_IGNORE);
 }
 
-/* Blocking or non-blocking, MPI_ or PMPI_: the same arguments; timed. */
+/* Blocking or non-blocking, MPI_ or PMPI_, int or large counts: the same
+ * arguments, where `call_counts` and `call_displs` are the v-routines'
+ * arrays of the routine's width; timed. */
 #define CALL(Name, IName, ...)                                                              \
     (b->nonblocking ? complete(b,                                                           \
                                (b->use_pmpi ? PMPI_##IName : MPI_##IName)(__VA_ARGS__,      \
                                                                           &request),        \
                                &request)                                                    \
                     : (b->use_pmpi ? PMPI_##Name : MPI_##Name)(__VA_ARGS__))
+#if SCALEGUARD_LARGE_COUNT
+#define LARGE_CALL(Name, IName, ...)                                                        \
+    const MPI_Count *call_counts = b->wide_counts;                                          \
+    const MPI_Aint *call_displs = b->wide_displs;                                           \
+    (void)call_counts;                                                                      \
+    (void)call_displs;                                                                      \
+    err = CALL(Name##_c, IName##_c, __VA_ARGS__)
+#else
+#define LARGE_CALL(...) err = MPI_ERR_OTHER /* never: bench_options.c refuses it */
+#endif
 #define TIMED(...)                                                                          \
     do {                                                                                    \
         int late = b->late > 0 && b->rank == b->procs - 1;                                  \
@@ -487,7 +510,14 @@ static int complete(const struct bench *b, int err, MPI_Request *request)
                                          (long)((b->late - (double)(time_t)b->late) * 1e9)}, \
                       NULL);                                                                \
         double started = MPI_Wtime();                                                       \
-        err = CALL(__VA_ARGS__);                                                            \
+        if (b->large) {                                                                     \
+            LARGE_CALL(__VA_ARGS__);                                                        \
+        } else {                                                                            \
+            const int *call_counts = b->counts, *call_displs = b->displs;                   \
+            (void)call_counts;                                                              \
+            (void)call_displs;                                                              \
+            err = CALL(__VA_ARGS__);                                                        \
+        }                                                                                   \
         *elapsed = MPI_Wtime() - started;                                                   \
         if (b->nonblocking && !late && call_returned - started > b->returned)               \
             b->returned = call_returned - started;                                          \
@@ -531,7 +561,7 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         if (regular)
             TIMED(Scatter, Iscatter, send, b->count, t, rbuf, b->count, t, root, comm);
         else
-            TIMED(Scatterv, Iscatterv, send, b->counts, b->displs, t, rbuf, b->count, t, root,
+            TIMED(Scatterv, Iscatterv, send, call_counts, call_displs, t, rbuf, b->count, t, root,
                   comm);
         k.buf = in_place ? send : recv;
         size_t base = in_place ? block(b, root) : 0;
@@ -549,15 +579,15 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
             fill(b, recv, block(b, me), n, data(b, me, dst));
         else
             fill(b, send, 0, n, data(b, me, dst));
-        if (b->routine == SG_MPI_Gather || b->routine == SG_MPI_Igather)
+        if (sg_blocking_form(b->routine) == SG_MPI_Gather)
             TIMED(Gather, Igather, sbuf, b->count, t, recv, b->count, t, root, comm);
-        else if (b->routine == SG_MPI_Gatherv || b->routine == SG_MPI_Igatherv)
-            TIMED(Gatherv, Igatherv, sbuf, b->count, t, recv, b->counts, b->displs, t, root,
+        else if (sg_blocking_form(b->routine) == SG_MPI_Gatherv)
+            TIMED(Gatherv, Igatherv, sbuf, b->count, t, recv, call_counts, call_displs, t, root,
                   comm);
         else if (regular)
             TIMED(Allgather, Iallgather, sbuf, b->count, t, recv, b->count, t, comm);
         else
-            TIMED(Allgatherv, Iallgatherv, sbuf, b->count, t, recv, b->counts, b->displs, t,
+            TIMED(Allgatherv, Iallgatherv, sbuf, b->count, t, recv, call_counts, call_displs, t,
                   comm);
         k.buf = recv;
         for (int r = 0; gets && r < P; r++)
@@ -572,8 +602,8 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         if (regular)
             TIMED(Alltoall, Ialltoall, sbuf, b->count, t, recv, b->count, t, comm);
         else
-            TIMED(Alltoallv, Ialltoallv, sbuf, b->counts, b->displs, t, recv, b->counts,
-                  b->displs, t, comm);
+            TIMED(Alltoallv, Ialltoallv, sbuf, call_counts, call_displs, t, recv, call_counts,
+                  call_displs, t, comm);
         k.buf = recv;
         for (int r = 0; r < P; r++)
             check(&k, block(b, r), 0, checked(err, n), data(b, r, me));
@@ -584,8 +614,8 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         for (int d = 0; d < P; d++)
             fill(b, input, block(b, d), n, data(b, me, d));
-        TIMED(Alltoallw, Ialltoallw, sbuf, b->counts, b->displs, b->types, recv, b->counts,
-              b->displs, b->types, comm);
+        TIMED(Alltoallw, Ialltoallw, sbuf, call_counts, call_displs, b->types, recv,
+              call_counts, call_displs, b->types, comm);
         k.buf = recv;
         for (int r = 0; r < P; r++)
             check(&k, block(b, r), 0, checked(err, n), data(b, r, me));
@@ -617,8 +647,8 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         void *input = b->inplace ? recv : send; /* in place: the result lands in front */
         const void *sbuf = b->inplace ? MPI_IN_PLACE : send;
         fill(b, input, 0, all, contribution(b, me));
-        if (b->routine == SG_MPI_Reduce_scatter || b->routine == SG_MPI_Ireduce_scatter)
-            TIMED(Reduce_scatter, Ireduce_scatter, sbuf, recv, b->counts, t, MPI_SUM, comm);
+        if (sg_blocking_form(b->routine) == SG_MPI_Reduce_scatter)
+            TIMED(Reduce_scatter, Ireduce_scatter, sbuf, recv, call_counts, t, MPI_SUM, comm);
         else
             TIMED(Reduce_scatter_block, Ireduce_scatter_block, sbuf, recv, b->count, t,
                   MPI_SUM, comm);
@@ -798,7 +828,7 @@ static void *allocate(const struct bench *b, uint64_t bytes, int zeroed, void *e
         return empty;
     void *buf = bytes > SIZE_MAX ? NULL : zeroed ? calloc(1, (size_t)bytes) : malloc((size_t)bytes);
     if (buf == NULL) {
-        fprintf(stderr, PROGRAM ": rank %d: %s count=%d: cannot allocate %llu bytes\n", b->rank,
+        fprintf(stderr, PROGRAM ": rank %d: %s count=%lld: cannot allocate %llu bytes\n", b->rank,
                 sg_routines[b->routine].name, b->count, (unsigned long long)bytes);
         *status = BENCH_OOM;
     }
@@ -818,7 +848,7 @@ static int run_size(struct bench *b, int iters, struct timing *time, struct peak
     b->send = b->recv = NULL;
     if (buffer_bytes(b->routine, (uint64_t)b->count, b->size, (uint64_t)b->procs,
                      b->rank == b->root, b->inplace, &b->bytes) != 0) {
-        fprintf(stderr, PROGRAM ": rank %d: %s count=%d: buffers exceed 2^64 bytes\n", b->rank,
+        fprintf(stderr, PROGRAM ": rank %d: %s count=%lld: buffers exceed 2^64 bytes\n", b->rank,
                 name, b->count);
         status = BENCH_OOM;
     } else {
@@ -852,11 +882,11 @@ static int run_size(struct bench *b, int iters, struct timing *time, struct peak
             int length = 0;
             if (MPI_Error_string(err, text, &length) != MPI_SUCCESS)
                 snprintf(text, sizeof text, "unknown error");
-            fprintf(stderr, PROGRAM ": rank %d: %s count=%d returned %d (%s)\n", b->rank, name,
+            fprintf(stderr, PROGRAM ": rank %d: %s count=%lld returned %d (%s)\n", b->rank, name,
                     b->count, err, text);
             status = BENCH_MPI_ERROR;
         } else if (wrong > 0) {
-            fprintf(stderr, PROGRAM ": rank %d: %s count=%d delivered %zu wrong elements\n",
+            fprintf(stderr, PROGRAM ": rank %d: %s count=%lld delivered %zu wrong elements\n",
                     b->rank, name, b->count, wrong);
             status = BENCH_WRONG_DATA;
         }
@@ -925,7 +955,7 @@ static int measure_size(struct bench *b, int iters)
     b->returned = 0;
     int status = run_size(b, iters, &time, &peak);
     if (b->rank == 0) {
-        printf(PROGRAM ": routine=%s count=%d type_size=%d procs=%d root=%d inplace=%d "
+        printf(PROGRAM ": routine=%s count=%lld type_size=%d procs=%d root=%d inplace=%d "
                        "iters=%d result=%s seconds=%.6f peak_rss=%.0f peak_rss_max=%.0f "
                        "fastest=%.6f",
                sg_routines[b->routine].name, b->count, b->size, b->procs, b->root, b->inplace,
@@ -1033,6 +1063,7 @@ int main(int argc, char **argv)
         .routine = (enum sg_routine)o.routine,
         .family = family_of((enum sg_routine)o.routine),
         .nonblocking = sg_is_nonblocking((enum sg_routine)o.routine),
+        .large = sg_is_large_count((enum sg_routine)o.routine),
         .use_pmpi = o.use_pmpi,
         .reversed = o.reversed,
         .inplace = o.inplace,
@@ -1089,7 +1120,12 @@ int main(int argc, char **argv)
     b.displs = calloc((size_t)b.procs, sizeof *b.displs);
     b.offsets = calloc((size_t)b.procs, sizeof *b.offsets);
     b.types = calloc((size_t)b.procs, sizeof *b.types);
-    if (b.counts == NULL || b.displs == NULL || b.offsets == NULL || b.types == NULL) {
+    if (b.large) {
+        b.wide_counts = calloc((size_t)b.procs, sizeof *b.wide_counts);
+        b.wide_displs = calloc((size_t)b.procs, sizeof *b.wide_displs);
+    }
+    if (b.counts == NULL || b.displs == NULL || b.offsets == NULL || b.types == NULL ||
+        (b.large && (b.wide_counts == NULL || b.wide_displs == NULL))) {
         fprintf(stderr, PROGRAM ": rank %d: cannot allocate the layout of %d ranks\n", b.rank,
                 b.procs);
         MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);
@@ -1101,7 +1137,7 @@ int main(int argc, char **argv)
         layout(&b);
         if (o.blocking_first) {
             struct bench blocking = b;
-            blocking.routine = sg_blocking_form(b.routine);
+            blocking.routine = (enum sg_routine)sg_form_with(b.routine, 0, b.large);
             blocking.nonblocking = 0;
             blocking.late = 0;
             status = measure_size(&blocking, 1);
@@ -1113,6 +1149,8 @@ int main(int argc, char **argv)
     free(b.displs);
     free(b.offsets);
     free(b.types);
+    free(b.wide_counts);
+    free(b.wide_displs);
     free(o.counts);
     free(o.cvars);
     PMPI_Comm_free(&b.agree_comm);

@@ -4,7 +4,8 @@
 #
 # For each routine, each form (plain, MPI_IN_PLACE) and each P:
 #   1. doubling: n = start, 2 start, 4 start, ... until a failure, INT_MAX,
-#      --max-count or the memory limit. Small sizes share one job; the time
+#      --max-count (past INT_MAX for a large-count `_c` routine only) or the
+#      memory limit. Small sizes share one job; the time
 #      limit of each later job is 5x the wall time of the last passing one
 #      (never below --time-limit), and a job that reaches it runs again with
 #      twice it, so a slow size is not mistaken for a hang.
@@ -28,6 +29,10 @@
 set -euo pipefail
 
 readonly INT_MAX=2147483647
+# The largest --max-count of a large-count (`_c`) routine, whose counts are
+# MPI_Count: 2^40, far past any node's memory, so that P n s stays in bash's
+# 64 bits.
+readonly LARGE_COUNT_MAX=1099511627776
 readonly VERSION=@PROJECT_VERSION@ # filled in when built
 # Jobs up to this many predicted buffer bytes run their sizes together.
 readonly SMALL_JOB_BYTES=$((256 << 20))
@@ -81,7 +86,8 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       from the templates in share/scaleguard/jobs
   --factor F          refinement grid Delta = n'/F (default 16, a power of 2)
   --start-count N     first count of the doubling (default 1)
-  --max-count N       largest count tried (default and at most INT_MAX)
+  --max-count N       largest count tried (default and at most INT_MAX; for the
+                      large-count routines, MPI_Scatter_c ..., up to 2^40)
   --time-limit SEC    limit of the first job and floor of all later ones
                       (default 30); later limits are 5x the last passing job;
                       a job that reaches its limit runs once more with 2x it
@@ -228,8 +234,8 @@ fi
 if ! is_count "$start_count" || ((start_count > INT_MAX)); then
   die_usage "--start-count must be in 1..$INT_MAX"
 fi
-if ! is_count "$max_count" || ((max_count < start_count || max_count > INT_MAX)); then
-  die_usage "--max-count must be in --start-count..$INT_MAX"
+if ! is_count "$max_count" || ((max_count < start_count || max_count > LARGE_COUNT_MAX)); then
+  die_usage "--max-count must be in --start-count..$INT_MAX ($LARGE_COUNT_MAX for a large-count routine)"
 fi
 is_count "$time_limit" || die_usage "--time-limit must be a positive number of seconds"
 if [[ -z $memory_limit ]]; then
@@ -250,8 +256,9 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flo
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=()
+declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=()
 while read -r name kind form send _ reduces _; do
+  large[$name]=$([[ $name == *_c ]] && echo 1 || echo 0) # MPI_Count counts, MPI_Aint displs
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
   has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
   packed[$name]=$([[ $send == send=packed ]] && echo 1 || echo 0)
@@ -263,6 +270,13 @@ if [[ $collective == all ]]; then
 else
   [[ -n ${irregular[$collective]:-} ]] || die_usage "unknown collective '$collective'"
   routines=("$collective")
+fi
+# Past INT_MAX only the large-count routines take a count.
+if ((max_count > INT_MAX)); then
+  for each in "${routines[@]}"; do
+    ((large[$each])) ||
+      die_usage "--max-count $max_count: $each takes int counts (at most $INT_MAX); past it, its large-count form (${each}_c)"
+  done
 fi
 # A routine the bench has no case for (a row of the table added without
 # one) is refused by the bench as a usage error naming it: the probe's
@@ -856,7 +870,7 @@ implied() {
 verify_point() {
   local procs=$1 size=$2 n=$3 limit=$4 sparse=0 known
   point_letter=-
-  ((size <= 8 && n >= 1 && n <= INT_MAX)) || return 0
+  ((size <= 8 && n >= 1 && (n <= INT_MAX || large[$routine]))) || return 0
   known=$(implied "$procs" "$size" "$n")
   if [[ -n $known ]]; then
     point_letter=${known% *}
@@ -934,7 +948,7 @@ search() {
   # prediction is the measured one (predicted_bytes).
   local n=$start_count stop_reason="INT_MAX" limit=$time_limit passed=0 first_fail=0 group
   local alone=0 unreached doubling=()
-  ((cap < INT_MAX)) && stop_reason="--max-count $cap"
+  ((cap < INT_MAX || large[$routine])) && stop_reason="--max-count $cap"
   for ((; n < cap; n = 2 * n)); do doubling+=("$n"); done
   know_buffer_bytes "$p" "$s" "${doubling[@]}" "$cap"
   n=$start_count
@@ -1057,10 +1071,11 @@ search() {
   ((nodes == 1)) || found+=(nodes="$nodes")
 
   # Class D: the first failure is where the last int displacement, (P-1)*n
-  # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX.
+  # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX; never of a
+  # large-count routine, whose MPI_Aint displacements do not wrap.
   local classified unit=1
   ((in_bytes[$routine] == 0)) || unit=$s
-  if ((irregular[$routine] && (p - 1) * safe * unit <= INT_MAX &&
+  if ((irregular[$routine] && !large[$routine] && (p - 1) * safe * unit <= INT_MAX &&
     (p - 1) * fail * unit > INT_MAX)); then
     classified=(class=D)
   else

@@ -499,7 +499,7 @@ static int64_t side_elements(const struct sg_call_side *side, int procs, int ran
     case SG_SIDE_V:
     case SG_SIDE_PACKED:
         for (int i = 0; i < procs; i++)
-            total += side->counts ? side->counts[i] : side->count;
+            total += sg_counts_given(side->counts) ? sg_count_at(side->counts, i) : side->count;
         return total;
     default:
         return 0;
@@ -513,7 +513,9 @@ static int64_t side_bytes(const struct sg_call_side *side, int procs, int rank)
     int64_t total = 0;
     if (side->layout == SG_SIDE_W) {
         for (int i = 0; i < procs; i++)
-            total += side->counts[i] > 0 ? type_bytes(side->types[i], side->counts[i]) : 0;
+            total += sg_count_at(side->counts, i) > 0
+                         ? type_bytes(side->types[i], sg_count_at(side->counts, i))
+                         : 0;
         return total;
     }
     int64_t elements = side_elements(side, procs, rank);

@@ -76,7 +76,7 @@ int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_cou
 }
 
 static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displs, int rank,
-                              int by_basic)
+                              int by_basic, int large)
 {
     int single = s->layout == SG_SIDE_SINGLE;
     uint64_t unit = 1;
@@ -85,12 +85,12 @@ static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displ
         unit = 1;
     return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
                             .count = single ? sg_single_count(s, rank) : s->count,
-                            .counts = single ? NULL : s->counts,
+                            .counts = single ? (struct sg_counts){0} : s->counts,
                             .displs = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W
                                           ? displs
                                           : NULL,
                             .type = s->type,
-                            .types = s->types, .unit = unit};
+                            .types = s->types, .unit = unit, .large = large};
 }
 
 void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
@@ -106,8 +106,9 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     d->block_bytes = 0;
     /* by the routine's row, not this rank's sides: the same on every rank */
     d->by_basic = !is_reduction(c->routine) && !info->irregular;
-    d->send = side_of(&send, send_displs, rank, d->by_basic);
-    d->recv = side_of(&recv, recv_displs, rank, d->by_basic);
+    int large = sg_is_large_count(c->routine);
+    d->send = side_of(&send, send_displs, rank, d->by_basic, large);
+    d->recv = side_of(&recv, recv_displs, rank, d->by_basic, large);
     if (d->regular) {
         const struct sg_side *side = block_side(d);
         if (side->layout != SG_SIDE_NONE)

@@ -28,7 +28,7 @@ static inline const struct sg_side *block_side(const struct sg_described *d)
 
 static inline int64_t block_count(const struct sg_side *side, int i)
 {
-    return side->counts ? side->counts[i] : side->count;
+    return sg_counts_given(side->counts) ? sg_count_at(side->counts, i) : side->count;
 }
 
 static inline int64_t largest_block(const struct sg_side *side, int procs)
@@ -73,13 +73,16 @@ static inline MPI_Aint displ_unit(const struct sg_side *side)
     return side->layout == SG_SIDE_W ? 1 : sg_extent_of(side->type);
 }
 
-/* V and W sides are cut only if every piece keeps an int displacement. */
+/* V and W sides are cut only if every piece keeps its displacement: an
+ * int one, or any of a large-count form (MPI_Aint). */
 static inline int v_side_fits(const struct sg_side *side, int procs)
 {
+    if (side->large)
+        return 1;
     for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0 &&
+        if (block_count(side, i) > 0 &&
             (side->displs[i] < INT_MIN ||
-             side->displs[i] + block_span(side, i, side->counts[i]) - 1 > INT_MAX))
+             side->displs[i] + block_span(side, i, block_count(side, i)) - 1 > INT_MAX))
             return 0;
     return 1;
 }

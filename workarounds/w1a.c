@@ -26,7 +26,10 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     const char *reason = NULL;
-    if (info->pairwise)
+    if (sg_is_large_count(c->routine) && sg_call_narrow(c, d->procs, NULL, NULL) != 0)
+        reason = "a count or displacement of this large-count call is past INT_MAX, and W1-A's "
+                 "sub-calls over groups take int ones";
+    else if (info->pairwise)
         reason = "Alltoall(v,w) is excluded from W1-A (paper Table X)";
     else if (info->prefix)
         reason = "a prefix over groups is not the prefix over the communicator";
@@ -56,6 +59,25 @@ int sg_w1a_made(const struct sg_runner *runner, const struct sg_call *c,
 int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d,
            int members, const struct sg_windows *w)
 {
+    if (sg_is_large_count(c->routine)) {
+        /* its int form's call, every count of which fits (sg_w1a_applies):
+         * the sub-calls over groups take the same bytes in int counts */
+        struct sg_call narrow;
+        int *ints = malloc(4 * (size_t)d->procs * sizeof *ints);
+        if (ints == NULL)
+            return MPI_ERR_NO_MEM;
+        if (sg_call_narrow(c, d->procs, ints, &narrow) != 0) {
+            free(ints);
+            return -1;
+        }
+        int err = sg_w1a(runner, &narrow, d, members, w);
+        if (runner->looks_only) {
+            free(ints);
+            return err;
+        }
+        int kept = sg_keep(runner, free, ints);
+        return err != MPI_SUCCESS ? err : kept;
+    }
     if (!sg_w1a_applies(c, d, members, NULL))
         return -1;
     int me, columns, err = PMPI_Comm_rank(c->comm, &me);

@@ -134,22 +134,23 @@ static int direct(const struct sg_runner *runner, const struct sg_side *r, const
     if (r->layout == SG_SIDE_V) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (int j = 0; j < n; j++)
-            if (r->counts[ranks[j]] > 0) {
+            if (sg_count_at(r->counts, ranks[j]) > 0) {
                 int64_t at = r->displs[ranks[j]];
                 lo = at < lo ? at : lo;
-                hi = at + r->counts[ranks[j]] > hi ? at + r->counts[ranks[j]] : hi;
+                int64_t end = at + sg_count_at(r->counts, ranks[j]);
+                hi = end > hi ? end : hi;
             }
         if (lo > hi)
             lo = hi = 0;
         if (hi - lo > INT_MAX)
             return 0;
         for (int j = 0; j < n; j++) {
-            counts[j] = r->counts[ranks[j]];
+            counts[j] = sg_count_at(r->counts, ranks[j]);
             displs[j] = counts[j] > 0 ? (int)(r->displs[ranks[j]] - lo) : 0;
         }
         sub->recvbuf = (char *)sub->recvbuf + (MPI_Aint)lo * extent;
-        sub->recvcounts = counts;
-        sub->rdispls = displs;
+        sub->recvcounts = SG_COUNTS(counts);
+        sub->rdispls = SG_DISPLS(displs);
         return 1;
     }
     MPI_Aint block = (MPI_Aint)r->count * extent;
@@ -165,8 +166,8 @@ static int direct(const struct sg_runner *runner, const struct sg_side *r, const
         displs[0] = 0;
         displs[1] = (int)gap;
         sub->routine = sg_in_form_of(SG_MPI_Allgatherv, sub->routine);
-        sub->recvcounts = counts;
-        sub->rdispls = displs;
+        sub->recvcounts = SG_COUNTS(counts);
+        sub->rdispls = SG_DISPLS(displs);
         return 1;
     }
     MPI_Datatype contiguous;
@@ -198,7 +199,7 @@ static int64_t block_at(const struct sg_side *r, int i)
 static int place_own_block(const struct sg_call *c, const struct sg_side *r, int me,
                            MPI_Aint extent, const MPI_Comm *subs)
 {
-    int count = r->layout == SG_SIDE_V ? r->counts[me] : r->count, err;
+    int count = r->layout == SG_SIDE_V ? sg_count_at(r->counts, me) : r->count, err;
     char *to = (char *)c->recvbuf + (MPI_Aint)block_at(r, me) * extent;
     int64_t bytes = sg_copy_bytes(c->sendcount, c->sendtype, count, r->type);
     if (bytes >= 0) {
@@ -242,7 +243,7 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
     int64_t elements = 0;
     group[0] = 0;
     for (int i = 0; i < procs; i++) {
-        int64_t count = v ? r->counts[i] : r->count;
+        int64_t count = v ? sg_count_at(r->counts, i) : r->count;
         if (count > INT_MAX / 2) {
             free(group);
             return -1; /* the same on every rank: every rank holds the counts */
@@ -305,7 +306,8 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
     for (int l = 0; err == MPI_SUCCESS && l < lists; l++) {
         bytes[l] = 0;
         for (int j = p.start[l]; j < p.start[l + 1]; j++)
-            bytes[l] += (size_t)(v ? r->counts[p.ranks[j]] : r->count) * (size_t)extent;
+            bytes[l] +=
+                (size_t)(v ? sg_count_at(r->counts, p.ranks[j]) : r->count) * (size_t)extent;
         if (subs[l] != MPI_COMM_NULL && bytes[l] > most)
             most = bytes[l];
     }
@@ -346,7 +348,7 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
         o->moves = 0;
         MPI_Aint at = 0;
         for (int j = 0; j < n; j++) {
-            int i = ranks[j], count = v ? r->counts[i] : r->count;
+            int i = ranks[j], count = v ? sg_count_at(r->counts, i) : r->count;
             int64_t displ = block_at(r, i);
             o->counts[j] = count;
             o->displs[j] = (int)(at / extent);
@@ -360,13 +362,13 @@ int w1a_gather_to_all(struct sg_runner *runner, const struct sg_call *c,
         first = 0;
         sub.recvbuf = o->temp;
         if (v) {
-            sub.recvcounts = o->counts;
-            sub.rdispls = o->displs;
+            sub.recvcounts = SG_COUNTS(o->counts);
+            sub.rdispls = SG_DISPLS(o->displs);
         }
         if (in_place) { /* the input is this rank's block of the receive buffer */
             int64_t displ = block_at(r, me);
             sub.sendbuf = (char *)c->recvbuf + (MPI_Aint)displ * extent;
-            sub.sendcount = v ? r->counts[me] : r->count;
+            sub.sendcount = v ? sg_count_at(r->counts, me) : r->count;
             sub.sendtype = r->type;
         }
         err = sg_run(runner, &sub);

@@ -176,7 +176,7 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
         if (reduce && in_place)
             scatter.sendbuf = c->recvbuf;
         scatter.recvbuf = part;
-        scatter.recvcounts = counts;
+        scatter.recvcounts = SG_COUNTS(counts);
         err = run_step(runner, &scatter, c->sendcount, columns);
     }
     sg_runner_fence(runner);
@@ -201,8 +201,8 @@ int w1a_reduce_by_parts(struct sg_runner *runner, const struct sg_call *c,
         gather.sendbuf = is_root ? MPI_IN_PLACE : dest;
         gather.sendcount = counts[column];
         gather.recvtype = c->sendtype;
-        gather.recvcounts = counts;
-        gather.rdispls = displs;
+        gather.recvcounts = SG_COUNTS(counts);
+        gather.rdispls = SG_DISPLS(displs);
         err = sg_run(runner, &gather);
     }
     int kept = sg_keep(runner, free, counts);
@@ -277,7 +277,7 @@ static int reduce_by_pieces(struct sg_runner *runner, const struct sg_call *c, M
                 struct sg_call sub = *c;
                 sub.routine = SG_MPI_Ireduce_scatter;
                 sub.comm = subs[step == 0 ? column : columns + row];
-                sub.recvcounts = these;
+                sub.recvcounts = SG_COUNTS(these);
                 if (step == 0) {
                     sub.sendbuf = input + (displs[k] + at) * extent;
                     sub.recvbuf = mine ? part + (k % columns) * piece * extent : NULL;
@@ -326,7 +326,7 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
         for (int t = 0; t < rows; t++) {
             int64_t sum = 0;
             for (int g = 0; g < columns; g++)
-                sum += c->recvcounts[t * columns + g];
+                sum += sg_count_at(c->recvcounts, t * columns + g);
             if (sum > INT_MAX) {
                 free(row_counts);
                 return -1;
@@ -354,7 +354,8 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
             return MPI_ERR_NO_MEM;
         }
         for (int i = 0; i < procs; i++) {
-            block_counts[i] = f == SG_MPI_Reduce_scatter ? c->recvcounts[i] : c->recvcount;
+            block_counts[i] =
+                f == SG_MPI_Reduce_scatter ? sg_count_at(c->recvcounts, i) : c->recvcount;
             largest = block_counts[i] > largest ? block_counts[i] : largest;
         }
         if (sg_tuning()->reduce_by_reduces)
@@ -395,10 +396,10 @@ int w1a_reduce_to_all(struct sg_runner *runner, const struct sg_call *c,
         if (f != SG_MPI_Allreduce) {
             down.sendbuf = d->send.in_place ? c->recvbuf : c->sendbuf;
             down.recvbuf = partial;
-            down.recvcounts = row_counts;
+            down.recvcounts = SG_COUNTS(row_counts);
             down.recvcount = down.sendcount = block;
             along.sendbuf = partial;
-            along.recvcounts = c->recvcounts ? c->recvcounts + row * columns : NULL;
+            along.recvcounts = sg_counts_from(c->recvcounts, row * columns);
         }
         if (per_block) {
             err = reduce_each_part(runner, 1, c, down.comm, down.sendbuf, block_counts, procs,

@@ -27,10 +27,11 @@ static int group_bases(const struct sg_side *v, const struct partition *p, int r
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (int j = p->start[g]; j < p->start[g + 1]; j++) {
             int i = p->ranks[j];
-            if (v->counts[i] <= 0 || (i == root && !(p->own && g == 0)))
+            if (sg_count_at(v->counts, i) <= 0 || (i == root && !(p->own && g == 0)))
                 continue;
             lo = v->displs[i] < lo ? v->displs[i] : lo;
-            hi = v->displs[i] + v->counts[i] > hi ? v->displs[i] + v->counts[i] : hi;
+            int64_t end = v->displs[i] + sg_count_at(v->counts, i);
+            hi = end > hi ? end : hi;
         }
         if (lo > hi)
             base[g] = 0; /* no data */
@@ -164,18 +165,18 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
             int *group_counts = counts + p.start[g], *group_displs = displs + p.start[g];
             for (int j = 0; j < n; j++) {
                 int i = ranks[j];
-                group_counts[j] = i == root && !own ? 0 : v->counts[i];
+                group_counts[j] = i == root && !own ? 0 : sg_count_at(v->counts, i);
                 group_displs[j] = group_counts[j] ? (int)(v->displs[i] - base[g]) : 0;
             }
             MPI_Aint offset = (MPI_Aint)base[g] * sg_extent_of(v->type);
             if (f == SG_MPI_Scatterv) {
                 sub.sendbuf = (const char *)c->sendbuf + offset;
-                sub.sendcounts = group_counts;
-                sub.sdispls = group_displs;
+                sub.sendcounts = SG_COUNTS(group_counts);
+                sub.sdispls = SG_DISPLS(group_displs);
             } else {
                 sub.recvbuf = (char *)c->recvbuf + offset;
-                sub.recvcounts = group_counts;
-                sub.rdispls = group_displs;
+                sub.recvcounts = SG_COUNTS(group_counts);
+                sub.rdispls = SG_DISPLS(group_displs);
             }
         }
         /* Reduce: the root's partial result is the next group's input, so a
@@ -183,7 +184,8 @@ int w1a_rooted(struct sg_runner *runner, const struct sg_call *c, const struct s
         if (f == SG_MPI_Reduce && g > 0)
             sg_runner_fence(runner);
         if (use == &together)
-            sub.routine = (enum sg_routine)(sub.routine | 1);
+            sub.routine =
+                (enum sg_routine)sg_form_with(sub.routine, 1, sg_is_large_count(sub.routine));
         err = sg_run(use, &sub);
     }
 

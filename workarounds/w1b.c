@@ -31,7 +31,11 @@ static int64_t clamp_chunk(int64_t count, int64_t offset, int64_t chunk)
 
 struct round_side {
     const struct sg_side *side;
-    int *counts, *displs; /* V and PACKED: this round's arrays */
+    /* V, REGULAR (as V) and PACKED: this round's arrays, of the call's
+     * width (sg_side.large): int, or MPI_Count and MPI_Aint */
+    int *counts, *displs;
+    MPI_Count *wide_counts;
+    MPI_Aint *wide_displs;
     char *packed;         /* PACKED: this round's input, gathered from the blocks */
     char *origin;         /* PACKED: where element 0 of that input starts */
     MPI_Aint true_lb, true_extent; /* PACKED: the data of one element */
@@ -102,7 +106,7 @@ static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windo
     int blocks = 0;
     for (int i = 0; i < procs; i++) {
         w->of[i] = -1;
-        if (side->counts[i] > 0)
+        if (sg_count_at(side->counts, i) > 0)
             order[blocks++] = (struct placed){side->displs[i], i};
     }
     qsort(order, (size_t)blocks, sizeof *order, by_displacement);
@@ -110,7 +114,7 @@ static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windo
     int64_t lo = 0, hi = 0;
     for (int k = 0; k < blocks; k++) {
         int i = order[k].rank;
-        int64_t start = order[k].displ, end = start + side->counts[i];
+        int64_t start = order[k].displ, end = start + sg_count_at(side->counts, i);
         if (count == 0 || (end > hi ? end : hi) - lo > WINDOW_SPAN_MAX) {
             if (count > 0)
                 w->base[count - 1] = window_base(lo, hi);
@@ -140,12 +144,12 @@ static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
         return 1;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < procs; i++) {
-        if (side->counts[i] == 0)
+        if (sg_count_at(side->counts, i) == 0)
             continue;
         if (side->displs[i] < lo)
             lo = side->displs[i];
-        if (side->displs[i] + block_span(side, i, side->counts[i]) > hi)
-            hi = side->displs[i] + block_span(side, i, side->counts[i]);
+        if (side->displs[i] + block_span(side, i, sg_count_at(side->counts, i)) > hi)
+            hi = side->displs[i] + block_span(side, i, sg_count_at(side->counts, i));
     }
     if (hi - lo > WINDOW_SPAN_MAX)
         return 0;
@@ -159,7 +163,9 @@ int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w
     if (d->regular) {
         /* Zero-byte blocks may still count up to INT_MAX elements: one rank
          * per window keeps their displacements in int too. */
-        int64_t fit = d->block_bytes > 0 ? INT_MAX / d->block_bytes : 1;
+        int64_t fit = d->send.large || d->recv.large ? d->procs
+                      : d->block_bytes > 0                 ? INT_MAX / d->block_bytes
+                                                           : 1;
         w->ranks = (int)(fit < 1 ? 1 : fit > d->procs ? d->procs : fit);
         w->count = (d->procs + w->ranks - 1) / w->ranks;
         w->mine = rank / w->ranks;
@@ -203,6 +209,30 @@ void sg_windows_free(struct sg_windows *w)
     w->base = NULL;
 }
 
+/* Block i's count and displacement in this round's arrays. Of an int form
+ * both fit in int: a piece is at most a block of the call, and a window
+ * keeps every displacement in int (sg_windows_plan). */
+static void set_block(struct round_side *r, int i, int64_t count, int64_t displ)
+{
+    if (r->side->large) {
+        r->wide_counts[i] = count;
+        r->wide_displs[i] = displ;
+    } else {
+        r->counts[i] = (int)count;
+        r->displs[i] = (int)displ;
+    }
+}
+
+static struct sg_counts round_counts(const struct round_side *r)
+{
+    return r->side->large ? SG_COUNTS(r->wide_counts) : SG_COUNTS(r->counts);
+}
+
+static struct sg_displs_array round_displs(const struct round_side *r)
+{
+    return r->side->large ? SG_DISPLS(r->wide_displs) : SG_DISPLS(r->displs);
+}
+
 static int prepare(struct round_side *r, const struct sg_side *side, int procs, int64_t chunk,
                    const struct sg_windows *w)
 {
@@ -215,10 +245,17 @@ static int prepare(struct round_side *r, const struct sg_side *side, int procs, 
     if (!(displaced && rebased) && !side_cuts(side, procs))
         return -1;
     if (side->layout != SG_SIDE_NONE && side->layout != SG_SIDE_SINGLE) {
-        r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
-        if (r->counts == NULL)
-            return MPI_ERR_NO_MEM;
-        r->displs = r->counts + procs;
+        if (side->large) {
+            r->wide_counts = malloc((size_t)procs * sizeof *r->wide_counts);
+            r->wide_displs = malloc((size_t)procs * sizeof *r->wide_displs);
+            if (r->wide_counts == NULL || r->wide_displs == NULL)
+                return MPI_ERR_NO_MEM;
+        } else {
+            r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
+            if (r->counts == NULL)
+                return MPI_ERR_NO_MEM;
+            r->displs = r->counts + procs;
+        }
     }
     if (side->layout == SG_SIDE_PACKED) {
         /* up to procs*chunk elements: element i's data at origin + i*extent
@@ -248,6 +285,8 @@ static void release(struct round_side *r)
 {
     free_piece(r);
     free(r->counts);
+    free(r->wide_counts);
+    free(r->wide_displs);
     sg_scratch_put(r->packed);
 }
 
@@ -266,14 +305,14 @@ static int partner(const struct sg_windows *w, int k)
  * extent (`stretch`: REGULAR, whose blocks follow each other). Returns an
  * MPI error code, or -1 for a piece no type can hold (sg_type_range). */
 static int piece_of(struct round_side *r, int64_t count, int64_t offset, int64_t chunk,
-                    int stretch, int *pieces, int64_t *first, MPI_Datatype *type)
+                    int stretch, MPI_Count *pieces, int64_t *first, MPI_Datatype *type)
 {
     const struct sg_side *side = r->side;
     int64_t unit = (int64_t)side->unit, length = clamp_chunk(count * unit, offset, chunk);
     *type = side->type;
     *first = 0;
     if (unit == 0 || (offset % unit == 0 && length % unit == 0)) {
-        *pieces = unit ? (int)(length / unit) : 0;
+        *pieces = unit ? length / unit : 0;
         *first = unit ? offset / unit : 0;
         return MPI_SUCCESS;
     }
@@ -309,7 +348,8 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
     MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : displ_unit(side);
     const char *moved = NULL;
     MPI_Datatype type = side->layout == SG_SIDE_NONE ? MPI_DATATYPE_NULL : side->type;
-    int count = 0, err;
+    MPI_Count count = 0;
+    int err;
     int64_t at;
 
     switch (side->layout) {
@@ -334,14 +374,15 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
          * Allgatherv on one process copies to the buffer's start whatever
          * displs[0] says, pmodels/mpich#6374). */
         int k = w->pairs ? partner(w, window) : window, ranks = w->ranks ? w->ranks : procs;
-        int first = k * ranks, end = first + ranks, pieces;
+        int first = k * ranks, end = first + ranks;
+        MPI_Count pieces;
         if ((err = piece_of(r, side->count, offset, chunk, 1, &pieces, &at, &type)) !=
             MPI_SUCCESS)
             return err;
         int64_t step = r->piece != MPI_DATATYPE_NULL ? 1 : side->count;
         for (int i = 0; i < procs; i++) {
-            r->counts[i] = i >= first && i < end ? pieces : 0;
-            r->displs[i] = r->counts[i] ? (int)((int64_t)(i - first) * step) : 0;
+            int inside = i >= first && i < end && pieces > 0;
+            set_block(r, i, inside ? pieces : 0, inside ? (int64_t)(i - first) * step : 0);
         }
         moved = (const char *)base + ((MPI_Aint)first * side->count + at) * extent;
         break;
@@ -353,9 +394,9 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         int64_t from = w->of ? w->base[window] : w->rebase[is_send ? 0 : 1];
         for (int i = 0; i < procs; i++) {
             int inside = w->of ? w->of[i] == window : 1;
-            r->counts[i] = inside ? (int)clamp_chunk(side->counts[i], offset, chunk) : 0;
-            r->displs[i] =
-                r->counts[i] ? (int)(side->displs[i] - from + block_span(side, i, offset)) : 0;
+            int64_t piece = inside ? clamp_chunk(sg_count_at(side->counts, i), offset, chunk) : 0;
+            set_block(r, i, piece,
+                      piece ? side->displs[i] - from + block_span(side, i, offset) : 0);
         }
         moved = (const char *)base + (MPI_Aint)from * extent;
         break;
@@ -365,18 +406,18 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         const char *input = side->in_place ? c->recvbuf : c->sendbuf;
         int64_t start = 0, packed = 0;
         for (int i = 0; i < procs; i++) {
-            int64_t n = block_count(side, i);
-            r->counts[i] = (int)clamp_chunk(n, offset, chunk);
-            if (r->counts[i])
+            int64_t n = block_count(side, i), piece = clamp_chunk(n, offset, chunk);
+            set_block(r, i, piece, 0);
+            if (piece)
                 memcpy(r->origin + packed * extent + r->true_lb,
                        input + (start + offset) * extent + r->true_lb,
-                       (size_t)(r->counts[i] - 1) * (size_t)extent + (size_t)r->true_extent);
-            packed += r->counts[i];
+                       (size_t)(piece - 1) * (size_t)extent + (size_t)r->true_extent);
+            packed += piece;
             start += n;
         }
         sub->sendbuf = r->origin;
-        if (side->counts)
-            sub->recvcounts = r->counts;
+        if (sg_counts_given(side->counts))
+            sub->recvcounts = round_counts(r);
         return MPI_SUCCESS;
     }
     }
@@ -388,16 +429,16 @@ static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *su
         sub->sendcount = count;
         sub->sendtype = type;
         if (arrays) {
-            sub->sendcounts = r->counts;
-            sub->sdispls = r->displs;
+            sub->sendcounts = round_counts(r);
+            sub->sdispls = round_displs(r);
         }
     } else {
         sub->recvbuf = (void *)moved;
         sub->recvcount = count;
         sub->recvtype = type;
         if (arrays) {
-            sub->recvcounts = r->counts;
-            sub->rdispls = r->displs;
+            sub->recvcounts = round_counts(r);
+            sub->rdispls = round_displs(r);
         }
     }
     return MPI_SUCCESS;
@@ -454,7 +495,7 @@ static int w1b_by_reduces(struct sg_runner *runner, const struct sg_call *c,
             struct sg_call piece = *c;
             piece.routine = sg_in_form_of(SG_MPI_Reduce, c->routine);
             piece.root = i;
-            piece.sendcount = piece.recvcount = (int)clamp_chunk(n, offset, chunk);
+            piece.sendcount = piece.recvcount = clamp_chunk(n, offset, chunk);
             piece.sendbuf = (const char *)c->sendbuf + (start + offset) * extent;
             piece.recvbuf = i == rank ? (char *)c->recvbuf + offset * extent : NULL;
             start += n;
@@ -531,7 +572,7 @@ static int w1b_staged(struct sg_runner *runner, const struct sg_call *c,
         sub.comm = copy;
         s->stages[t] = (struct stage){s, (int64_t)t * chunk};
         err = cut(&result, c, &sub, 0, d->procs, s->stages[t].offset, chunk, &one, 0);
-        sub.recvcount = (int)clamp_chunk(d->recv.count, s->stages[t].offset, chunk);
+        sub.recvcount = clamp_chunk(d->recv.count, s->stages[t].offset, chunk);
         if (err == MPI_SUCCESS)
             err = sg_run_prepared(runner, &sub, pack_stage, &s->stages[t]);
     }
@@ -593,7 +634,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
             if (is_reduction(c->routine) && d->send.layout == SG_SIDE_SINGLE)
                 sub.recvcount = sub.sendcount;
             if (d->send.layout == SG_SIDE_PACKED)
-                sub.recvcount = (int)clamp_chunk(d->recv.count, offset, (int64_t)chunk);
+                sub.recvcount = clamp_chunk(d->recv.count, offset, (int64_t)chunk);
             err = sg_run(runner, &sub);
         }
         free_piece(&r->send);

@@ -35,36 +35,74 @@ static int64_t block_chunk(const struct sg_side *side, int i, int64_t chunk, int
     return side->layout == SG_SIDE_W ? in_elements_of(side->types[i], chunk) : of_side;
 }
 
+/* Round one's arrays of one side: counts and displacements as MPI_Count
+ * and MPI_Aint (a large-count form's), and as int (an int form's: counts,
+ * then displacements). */
+struct round_one {
+    MPI_Count *counts;
+    MPI_Aint *displs;
+    int *of_int;
+};
+
 /* Round one of a V or W side: every block of at most `chunk` basic
  * elements, and the first lead[i] elements of each larger one (none
  * without `lead`), described from one base.
  * `arrays` gets the counts, then the displacements; `*buffer` is moved to
  * the base. Returns -1 when those pieces span too wide for one base. */
 static int small_blocks(const struct sg_side *side, int procs, int64_t chunk,
-                        const int64_t *lead, int *arrays, char **buffer)
+                        const int64_t *lead, struct round_one *arrays, char **buffer)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     int64_t of_side = side->layout == SG_SIDE_W ? 0 : in_elements_of(side->type, chunk);
     for (int i = 0; i < procs; i++) {
-        arrays[i] = side->counts[i] <= block_chunk(side, i, chunk, of_side) ? side->counts[i]
-                    : lead                                                 ? (int)lead[i]
-                                                                           : 0;
-        if (arrays[i] > 0) {
-            int64_t end = side->displs[i] + block_span(side, i, arrays[i]);
+        int64_t count = sg_count_at(side->counts, i);
+        count = count <= block_chunk(side, i, chunk, of_side) ? count : lead ? lead[i] : 0;
+        arrays->counts[i] = count;
+        if (count > 0) {
+            int64_t end = side->displs[i] + block_span(side, i, count);
             lo = side->displs[i] < lo ? side->displs[i] : lo;
             hi = end > hi ? end : hi;
         }
     }
+    /* a large-count form's MPI_Aint displacements need no base */
     int64_t base = 0;
-    if (lo <= hi && (lo < INT_MIN || hi > INT_MAX)) {
+    if (!side->large && lo <= hi && (lo < INT_MIN || hi > INT_MAX)) {
         if (hi - lo > SPAN_MAX)
             return -1;
         base = hi - lo <= INT_MAX ? lo : hi - INT_MAX;
     }
     for (int i = 0; i < procs; i++)
-        arrays[procs + i] = arrays[i] > 0 ? (int)(side->displs[i] - base) : 0;
+        arrays->displs[i] = arrays->counts[i] > 0 ? side->displs[i] - base : 0;
+    if (!side->large) /* each fits: a block of the call's, a displacement from the base */
+        for (int i = 0; i < procs; i++) {
+            arrays->of_int[i] = (int)arrays->counts[i];
+            arrays->of_int[procs + i] = (int)arrays->displs[i];
+        }
     *buffer += (MPI_Aint)base * displ_unit(side);
     return MPI_SUCCESS;
+}
+
+/* One side's arrays of round one, of the call's width. */
+static struct sg_counts round_one_counts(const struct round_one *a, const struct sg_side *side)
+{
+    return side->large ? SG_COUNTS(a->counts) : SG_COUNTS(a->of_int);
+}
+
+static struct sg_displs_array round_one_displs(const struct round_one *a,
+                                               const struct sg_side *side, int procs)
+{
+    return side->large ? SG_DISPLS(a->displs) : SG_DISPLS(a->of_int + procs);
+}
+
+static void release_round_one(void *memory)
+{
+    struct round_one *a = memory;
+    for (int k = 0; k < 2; k++) {
+        free(a[k].counts);
+        free(a[k].displs);
+        free(a[k].of_int);
+    }
+    free(a);
 }
 
 /* Where element `at` of block i of a V or W side lies, in bytes from the
@@ -85,8 +123,8 @@ struct pieces {
  * different datatypes for it (the same signature): pieces cut in elements
  * of each would not match, and one message of an int count of either
  * always does. */
-static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Datatype type,
-                      int peer, MPI_Comm comm)
+static int post_block(struct pieces *p, int receive, char *at, MPI_Count count,
+                      MPI_Datatype type, int peer, MPI_Comm comm)
 {
     if (p->count == p->capacity) {
         int wanted = p->capacity ? 2 * p->capacity : 16;
@@ -96,8 +134,18 @@ static int post_block(struct pieces *p, int receive, char *at, int count, MPI_Da
         p->requests = bigger;
         p->capacity = wanted;
     }
-    int err = receive ? PMPI_Irecv(at, count, type, peer, 0, comm, &p->requests[p->count])
-                      : PMPI_Isend(at, count, type, peer, 0, comm, &p->requests[p->count]);
+    MPI_Request *request = &p->requests[p->count];
+    int err;
+    if (count <= INT_MAX)
+        err = receive ? PMPI_Irecv(at, (int)count, type, peer, 0, comm, request)
+                      : PMPI_Isend(at, (int)count, type, peer, 0, comm, request);
+    else /* a block of a large-count form's call */
+#if SCALEGUARD_LARGE_COUNT
+        err = receive ? PMPI_Irecv_c(at, count, type, peer, 0, comm, request)
+                      : PMPI_Isend_c(at, count, type, peer, 0, comm, request);
+#else
+        err = MPI_ERR_COUNT; /* never: this MPI has no large-count call */
+#endif
     if (err == MPI_SUCCESS)
         p->count++;
     return err;
@@ -127,7 +175,7 @@ static int plan_exchange(const struct sg_side *side, int procs, int rank, int64_
             return err;
         int64_t mine = elements > 0 && elements < INT32_MAX ? (int64_t)elements : 0;
         lead[j] = step[j] = 0;
-        if (j == rank || mine == 0 || side->counts[j] <= chunk / mine)
+        if (j == rank || mine == 0 || sg_count_at(side->counts, j) <= chunk / mine)
             continue;
         int64_t theirs = 0;
         if ((err = PMPI_Sendrecv(&mine, 1, MPI_INT64_T, j, 1, &theirs, 1, MPI_INT64_T, j, 1,
@@ -136,7 +184,7 @@ static int plan_exchange(const struct sg_side *side, int procs, int rank, int64_
         if (theirs <= 0)
             theirs = mine;
         int64_t common = mine / sg_gcd(mine, theirs) * theirs; /* basic elements */
-        int64_t unit = common / mine, blocks = side->counts[j] / unit;
+        int64_t unit = common / mine, blocks = sg_count_at(side->counts, j) / unit;
         int64_t first = chunk / common > 0 ? chunk / common : 1;
         first = first < blocks ? first : blocks;
         int64_t rest = blocks - first, each = (rest + MAX_PIECES - 1) / MAX_PIECES;
@@ -156,11 +204,22 @@ static int exchange_in_place(const struct sg_side *side, char *buffer, int procs
                              const int64_t *lead, const int64_t *step, MPI_Comm comm)
 {
     for (int j = 0; j < procs; j++)
-        for (int64_t done = lead[j]; step[j] > 0 && done < side->counts[j]; done += step[j]) {
-            int piece = (int)(side->counts[j] - done < step[j] ? side->counts[j] - done : step[j]);
-            int err = PMPI_Sendrecv_replace(buffer + element_at(side, j, done), piece,
-                                            block_type(side, j), j, 0, j, 0, comm,
+        for (int64_t done = lead[j]; step[j] > 0 && done < sg_count_at(side->counts, j);
+             done += step[j]) {
+            MPI_Count left = sg_count_at(side->counts, j) - done;
+            MPI_Count piece = left < step[j] ? left : step[j];
+            char *at = buffer + element_at(side, j, done);
+            int err;
+            if (piece <= INT_MAX)
+                err = PMPI_Sendrecv_replace(at, (int)piece, block_type(side, j), j, 0, j, 0, comm,
                                             MPI_STATUS_IGNORE);
+            else /* a step of a large-count form's block */
+#if SCALEGUARD_LARGE_COUNT
+                err = PMPI_Sendrecv_replace_c(at, piece, block_type(side, j), j, 0, j, 0, comm,
+                                              MPI_STATUS_IGNORE);
+#else
+                err = MPI_ERR_COUNT; /* never: this MPI has no large-count call */
+#endif
             if (err != MPI_SUCCESS)
                 return err;
         }
@@ -174,8 +233,17 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     PMPI_Comm_rank(c->comm, &rank);
     const struct sg_side *send = &d->send, *recv = &d->recv;
     struct sg_call first = *c;
-    int *arrays = malloc(4 * (size_t)procs * sizeof *arrays);
+    struct round_one *arrays = calloc(2, sizeof *arrays); /* [0] send, [1] receive */
     int64_t *lead = NULL;
+    for (int k = 0; arrays != NULL && k < 2; k++) {
+        arrays[k].counts = malloc((size_t)procs * sizeof *arrays[k].counts);
+        arrays[k].displs = malloc((size_t)procs * sizeof *arrays[k].displs);
+        arrays[k].of_int = malloc(2 * (size_t)procs * sizeof *arrays[k].of_int);
+        if (!arrays[k].counts || !arrays[k].displs || !arrays[k].of_int) {
+            release_round_one(arrays);
+            return MPI_ERR_NO_MEM;
+        }
+    }
     if (arrays == NULL)
         return MPI_ERR_NO_MEM;
 
@@ -211,20 +279,19 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
                            : plan_exchange(recv, procs, rank, chunk, copy, lead, lead + procs);
     }
     if (err == MPI_SUCCESS && send_v &&
-        (err = small_blocks(send, procs, chunk, NULL, arrays, &send_from)) == MPI_SUCCESS) {
+        (err = small_blocks(send, procs, chunk, NULL, &arrays[0], &send_from)) == MPI_SUCCESS) {
         first.sendbuf = send_from;
-        first.sendcounts = arrays;
-        first.sdispls = arrays + procs;
+        first.sendcounts = round_one_counts(&arrays[0], send);
+        first.sdispls = round_one_displs(&arrays[0], send, procs);
     }
     if (err == MPI_SUCCESS && recv_v &&
-        (err = small_blocks(recv, procs, chunk, lead, arrays + 2 * procs, &recv_into)) ==
-            MPI_SUCCESS) {
+        (err = small_blocks(recv, procs, chunk, lead, &arrays[1], &recv_into)) == MPI_SUCCESS) {
         first.recvbuf = recv_into;
-        first.recvcounts = arrays + 2 * procs;
-        first.rdispls = arrays + 3 * procs;
+        first.recvcounts = round_one_counts(&arrays[1], recv);
+        first.rdispls = round_one_displs(&arrays[1], recv, procs);
     }
     if (err != MPI_SUCCESS) {
-        free(arrays);
+        release_round_one(arrays);
         free(lead);
         return err; /* -1: before any communication but the exchange's plan */
     }
@@ -255,24 +322,26 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
         if (c->root == rank && !in_place && send_big) {
             own_from = send_base;
             own_to = recv_base + element_at(recv, rank, 0);
-            own_bytes = sg_copy_bytes(send->count, send->type, recv->counts[rank], recv->type);
+            own_bytes = sg_copy_bytes(send->count, send->type, sg_count_at(recv->counts, rank),
+                                      recv->type);
         } else if (c->root == rank && !in_place && recv_big) {
             own_from = send_base + element_at(send, rank, 0);
             own_to = recv_base;
-            own_bytes = sg_copy_bytes(send->counts[rank], send->type, recv->count, recv->type);
+            own_bytes = sg_copy_bytes(sg_count_at(send->counts, rank), send->type, recv->count,
+                                      recv->type);
         }
         if (own_bytes >= 0)
             send_big = recv_big = 0;
         for (int i = 0; i < procs && err == MPI_SUCCESS; i++) {
             if (i == rank && (in_place || own_bytes >= 0))
                 continue;
-            if (recv_v && recv->counts[i] > block_chunk(recv, i, chunk, recv_chunk))
-                err = post_block(&p, 1, recv_base + element_at(recv, i, 0), recv->counts[i],
-                                 block_type(recv, i), i, copy);
+            if (recv_v && sg_count_at(recv->counts, i) > block_chunk(recv, i, chunk, recv_chunk))
+                err = post_block(&p, 1, recv_base + element_at(recv, i, 0),
+                                 sg_count_at(recv->counts, i), block_type(recv, i), i, copy);
             if (err == MPI_SUCCESS && send_v &&
-                send->counts[i] > block_chunk(send, i, chunk, send_chunk))
-                err = post_block(&p, 0, send_base + element_at(send, i, 0), send->counts[i],
-                                 block_type(send, i), i, copy);
+                sg_count_at(send->counts, i) > block_chunk(send, i, chunk, send_chunk))
+                err = post_block(&p, 0, send_base + element_at(send, i, 0),
+                                 sg_count_at(send->counts, i), block_type(send, i), i, copy);
         }
         if (send_big && err == MPI_SUCCESS)
             err = post_block(&p, 0, send_base, send->count, send->type, c->root, copy);
@@ -291,7 +360,7 @@ int sg_w1b_p2p(struct sg_runner *runner, const struct sg_call *c, const struct s
     }
     free(p.requests);
     free(lead);
-    int kept = sg_keep(runner, free, arrays);
+    int kept = sg_keep(runner, release_round_one, arrays);
     return err == MPI_SUCCESS ? kept : err;
 }
 

@@ -13,8 +13,8 @@ static int64_t v_factor(const struct sg_side *side, int procs)
 {
     int64_t k = 0;
     for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0)
-            k = sg_gcd(sg_gcd(k, side->counts[i]), side->displs[i]);
+        if (sg_count_at(side->counts, i) > 0)
+            k = sg_gcd(sg_gcd(k, sg_count_at(side->counts, i)), side->displs[i]);
     return k;
 }
 
@@ -32,8 +32,9 @@ static int v_side_w2_ok(const struct sg_side *side, int procs, uint64_t max_coun
     int64_t k = v_factor(side, procs);
     if (k <= 1)
         return 0;
-    for (int i = 0; i < procs; i++)
-        if (side->counts[i] > 0 && (side->displs[i] / k > INT_MAX || side->displs[i] / k < INT_MIN))
+    for (int i = 0; !side->large && i < procs; i++) /* a large-count form's are MPI_Aint */
+        if (sg_count_at(side->counts, i) > 0 &&
+            (side->displs[i] / k > INT_MAX || side->displs[i] / k < INT_MIN))
             return 0;
     return (uint64_t)(largest_block(side, procs) / k) <= max_count;
 }
@@ -85,24 +86,32 @@ int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_
 
 struct big_side {
     MPI_Datatype type;
-    int *counts, *displs;
+    int *counts, *displs; /* a V side of an int form */
+    MPI_Count *wide_counts; /* a V side of a large-count form */
+    MPI_Aint *wide_displs;
 };
 
-/* k elements of `type` as one, in b->type. */
+/* k elements of `type` as one, in b->type (k past INT_MAX: a block of a
+ * large-count form's call, made one element by the large-count
+ * constructor of the MPI that has those forms). */
 static int big_element(struct big_side *b, int64_t k, MPI_Datatype type)
 {
-    int err = PMPI_Type_contiguous((int)k, type, &b->type);
+#if SCALEGUARD_LARGE_COUNT
+    int err = k <= INT_MAX ? PMPI_Type_contiguous((int)k, type, &b->type)
+                           : PMPI_Type_contiguous_c(k, type, &b->type);
+#else
+    int err = k <= INT_MAX ? PMPI_Type_contiguous((int)k, type, &b->type) : MPI_ERR_COUNT;
+#endif
     return err == MPI_SUCCESS ? PMPI_Type_commit(&b->type) : err;
 }
 
 /* `single`: how many elements of a SINGLE side become one (0: the side as
  * it is, its count elements). */
 static int enlarge(struct big_side *b, const struct sg_side *side, int64_t single, int procs,
-                   uint64_t max_count, int *count, MPI_Datatype *type, const int **counts,
-                   const int **displs)
+                   uint64_t max_count, MPI_Count *count, MPI_Datatype *type,
+                   struct sg_counts *counts, struct sg_displs_array *displs)
 {
-    b->type = MPI_DATATYPE_NULL;
-    b->counts = NULL;
+    *b = (struct big_side){.type = MPI_DATATYPE_NULL};
     switch (side->layout) {
     case SG_SIDE_NONE:
     case SG_SIDE_PACKED:
@@ -118,20 +127,33 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int64_t singl
         int err = big_element(b, k, side->type);
         if (err != MPI_SUCCESS)
             return err;
-        *count = (int)(side->count / k);
+        *count = side->count / k;
         *type = b->type;
         return MPI_SUCCESS;
     }
     case SG_SIDE_V: {
         /* unchanged (k = 1) still from the intended displacements */
         int64_t k = v_side_needs(side, procs, max_count) ? v_factor(side, procs) : 1;
-        b->counts = malloc(2 * (size_t)procs * sizeof *b->counts);
-        if (b->counts == NULL)
+        if (side->large) {
+            b->wide_counts = malloc((size_t)procs * sizeof *b->wide_counts);
+            b->wide_displs = malloc((size_t)procs * sizeof *b->wide_displs);
+            if (b->wide_counts == NULL || b->wide_displs == NULL)
+                return MPI_ERR_NO_MEM;
+        } else if ((b->counts = malloc(2 * (size_t)procs * sizeof *b->counts)) == NULL) {
             return MPI_ERR_NO_MEM;
-        b->displs = b->counts + procs;
+        } else {
+            b->displs = b->counts + procs;
+        }
         for (int i = 0; i < procs; i++) {
-            b->counts[i] = (int)(side->counts[i] / k);
-            b->displs[i] = side->counts[i] ? (int)(side->displs[i] / k) : 0;
+            MPI_Count count = sg_count_at(side->counts, i);
+            int64_t displ = count ? side->displs[i] / k : 0;
+            if (side->large) {
+                b->wide_counts[i] = count / k;
+                b->wide_displs[i] = displ;
+            } else { /* both fit: v_side_w2_ok */
+                b->counts[i] = (int)(count / k);
+                b->displs[i] = (int)displ;
+            }
         }
         if (k > 1) {
             int err = big_element(b, k, side->type);
@@ -139,8 +161,8 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int64_t singl
                 return err;
             *type = b->type;
         }
-        *counts = b->counts;
-        *displs = b->displs;
+        *counts = side->large ? SG_COUNTS(b->wide_counts) : SG_COUNTS(b->counts);
+        *displs = side->large ? SG_DISPLS(b->wide_displs) : SG_DISPLS(b->displs);
         return MPI_SUCCESS;
     }
     }
@@ -176,9 +198,13 @@ int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
      * displacements must live until it is done */
     shrink(&send);
     shrink(&recv);
-    int kept = sg_keep(runner, free, send.counts);
-    if (kept == MPI_SUCCESS)
-        kept = sg_keep(runner, free, recv.counts);
+    void *arrays[] = {send.counts, send.wide_counts, send.wide_displs,
+                      recv.counts, recv.wide_counts, recv.wide_displs};
+    int kept = MPI_SUCCESS;
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        int k = sg_keep(runner, free, arrays[i]);
+        kept = kept == MPI_SUCCESS ? k : kept;
+    }
     return err != MPI_SUCCESS ? err : kept;
 }
 

@@ -1,34 +1,18 @@
 /* W3: see w3.h. */
-#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "w3.h"
 
 #include "workaround.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The MPI-4.0 functions (sections 6.6-6.8), from the routines' rows. */
-static const char *const names[SG_ROUTINE_COUNT] = {
-#define W3_NAME(Name, params_c, args_c) [SG_MPI_##Name] = "PMPI_" #Name "_c",
-    SG_LARGE_COUNT_LIST(W3_NAME)
-#undef W3_NAME
-};
-static void *functions[SG_ROUTINE_COUNT];
-static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
-
-static void look_up(void)
+/* The large-count form of a v-routine with int counts, where this MPI has
+ * it (detectors/routines.h, SG_FORM_LIST), else -1. */
+int sg_w3_routine(enum sg_routine routine)
 {
-    for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-        if (names[r] != NULL)
-            functions[r] = dlsym(RTLD_DEFAULT, names[r]);
-}
-
-const char *sg_w3_function(enum sg_routine routine)
-{
-    pthread_once(&looked_up, look_up);
-    return functions[routine] != NULL ? names[routine] : NULL;
+    if (!sg_routines[routine].irregular || sg_is_large_count(routine))
+        return -1;
+    return sg_in_count_form(routine, 1);
 }
 
 /* A V side's counts and displacements in the large-count types. */
@@ -48,7 +32,7 @@ static int widen(const struct sg_side *side, int procs, struct wide *w)
     if (w->counts == NULL || w->displs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < procs; i++) {
-        w->counts[i] = side->counts[i];
+        w->counts[i] = sg_count_at(side->counts, i);
         w->displs[i] = (MPI_Aint)side->displs[i];
     }
     return MPI_SUCCESS;
@@ -66,8 +50,8 @@ static void release_wide(void *memory)
 
 int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_described *d)
 {
-    void *f = sg_w3_function(c->routine) ? functions[c->routine] : NULL;
-    if (f == NULL)
+    int large = sg_w3_routine(c->routine);
+    if (large < 0)
         return -1;
     struct wide *w = calloc(2, sizeof *w); /* [0] send, [1] receive */
     if (w == NULL)
@@ -75,22 +59,22 @@ int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
     int err = widen(&d->send, d->procs, &w[0]);
     if (err == MPI_SUCCESS)
         err = widen(&d->recv, d->procs, &w[1]);
-    MPI_Request result = MPI_REQUEST_NULL, *request = &result;
+    MPI_Request result = MPI_REQUEST_NULL;
     if (err == MPI_SUCCESS) {
-        const MPI_Count *send_counts = w[0].counts, *recv_counts = w[1].counts;
-        const MPI_Aint *send_displs = w[0].displs, *recv_displs = w[1].displs;
-        /* POSIX: dlsym's result converts to a function pointer. */
-        switch (c->routine) {
-#define W3_CALL(Name, params_c, args_c)                                                        \
-    case SG_MPI_##Name:                                                                        \
-        err = ((int(*) params_c)f) args_c;                                                      \
-        break;
-            SG_LARGE_COUNT_LIST(W3_CALL)
-#undef W3_CALL
-        default:
-            err = -1;
-            break;
+        /* the same call in the large-count form, its V sides widened */
+        struct sg_call wide = *c;
+        wide.routine = (enum sg_routine)large;
+        if (w[0].counts != NULL) {
+            wide.sendcounts = SG_COUNTS(w[0].counts);
+            wide.sdispls = SG_DISPLS(w[0].displs);
         }
+        if (w[1].counts != NULL) {
+            wide.recvcounts = SG_COUNTS(w[1].counts);
+            wide.rdispls = SG_DISPLS(w[1].displs);
+        }
+        if (sg_is_nonblocking(wide.routine))
+            wide.request = &result;
+        err = sg_call_invoke(runner->mpi, &wide);
     }
     if (err == MPI_SUCCESS && result != MPI_REQUEST_NULL)
         err = sg_runner_add(runner, result);
@@ -103,20 +87,27 @@ int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
 /* Class D alone (the call's own arrays wrapped), where this MPI has the
  * large-count function; not where the routine has a bound: its problem is
  * inside the MPI, and the large-count function runs the same code (MPICH
- * 4.0.2's MPI_Scatter_c crashes like MPI_Scatter). */
+ * 4.0.2's MPI_Scatter_c crashes like MPI_Scatter); never for a call of a
+ * large-count form, whose arrays cannot wrap. */
 static int w3_allowed(const struct sg_choice *ch)
 {
-    return ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs && !ch->bounded;
+    return ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs && !ch->bounded &&
+           !sg_is_large_count(ch->c->routine);
 }
 
 static int w3_applies(const struct sg_choice *ch)
 {
-    return w3_allowed(ch) && sg_w3_function(ch->c->routine) != NULL;
+    return w3_allowed(ch) && sg_w3_routine(ch->c->routine) >= 0;
 }
 
 static enum sg_unavailable w3_unavailable(const struct sg_choice *ch, char *why, size_t size)
 {
     const char *routine = sg_routines[ch->c->routine].name;
+    if (sg_is_large_count(ch->c->routine)) {
+        snprintf(why, size, "W3 does not apply to a large-count call: its MPI_Aint "
+                            "displacements cannot wrap, nothing is to widen");
+        return SG_UNAVAILABLE_CANNOT_APPLY;
+    }
     if (w3_allowed(ch)) {
         snprintf(why, size,
                  "W3 is unavailable: this MPI has no large-count %s_c; using the next valid "
@@ -136,7 +127,7 @@ static int run_w3(struct sg_runner *runner, const struct sg_call *c, const struc
 static void how_w3(char *how, size_t size, const struct sg_call *c, const struct sg_run_with *r)
 {
     (void)r;
-    snprintf(how, size, "W3 (%s)", sg_w3_function(c->routine));
+    snprintf(how, size, "W3 (P%s)", sg_routines[sg_w3_routine(c->routine)].name);
 }
 
 const struct sg_workaround_op sg_w3_op = {

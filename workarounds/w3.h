@@ -1,8 +1,8 @@
-/* W3: a Class D call routed to the MPI-4 large-count function of the same
+/* W3: a Class D call routed to the MPI-4 large-count form of the same
  * routine (PMPI_Gatherv_c, ...), with the recovered displacements as
- * MPI_Aint: no partitioning at all. The function is looked up at run time,
- * so one build serves MPI 3 libraries (Open MPI 4.1.4: none) and MPI 4 ones
- * (MPICH 4.0.2). Only the rank that holds the recovered arrays uses it; the
+ * MPI_Aint: no partitioning at all. Where the build's MPI has the forms
+ * (detectors/routines.h, SG_FORM_LIST: MPICH 4.0.2; Open MPI 4.1.4 has
+ * none, and there W3 is unavailable). Only the rank that holds the recovered arrays uses it; the
  * others make their usual call. That mixes the two bindings in one
  * collective, which is one operation to the MPI (MPICH implements both on
  * the same MPI_Aint internals). */
@@ -11,9 +11,9 @@
 
 #include "workarounds.h"
 
-/* The large-count function's name ("PMPI_Gatherv_c") if this MPI has it,
- * else NULL. Only the eight v-routines have a W3. */
-const char *sg_w3_function(enum sg_routine routine);
+/* The large-count form (MPI_Gatherv_c) of a v-routine with int counts if
+ * this MPI has it, else -1. Only the v-routines have a W3. */
+int sg_w3_routine(enum sg_routine routine);
 
 /* Run this rank's side of the call through the large-count function.
  * Returns an MPI error code, or -1 (before communicating) when unavailable. */

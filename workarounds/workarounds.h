@@ -42,13 +42,15 @@ int sg_type_range(MPI_Datatype type, uint64_t first, uint64_t n, MPI_Datatype *r
 struct sg_side {
     enum sg_layout layout;
     int in_place;       /* the side is MPI_IN_PLACE (its data lives in the other buffer) */
-    int count;          /* SINGLE, REGULAR */
-    const int *counts;  /* V, W, PACKED */
+    MPI_Count count;    /* SINGLE, REGULAR */
+    struct sg_counts counts; /* V, W, PACKED */
     const int64_t *displs; /* V: intended displacements, in extents of type; W: in bytes */
     MPI_Datatype type;  /* W: MPI_DATATYPE_NULL */
     const MPI_Datatype *types; /* W: each block's datatype */
     uint64_t unit;      /* W1-B's units in one element of type: its basic elements where
                          * W1-B counts in them (by_basic), else 1 */
+    int large;          /* of a large-count form: its sub-calls take MPI_Count counts and
+                         * MPI_Aint displacements, which need no window */
 };
 
 struct sg_described {

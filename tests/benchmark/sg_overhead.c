@@ -14,11 +14,12 @@
  * seconds (a bare call of a microsecond runs 30 % faster or slower from one
  * run to the next), which a pair shares and the fastest blocks of
  * different moments do not. Messages are
- * B bytes of MPI_BYTE per rank and peer (v-routines: counts B, int
- * displacements i*B); reductions use MPI_BXOR. Rank 0 prints one line per
+ * B bytes of MPI_BYTE per rank and peer (v-routines: counts B,
+ * displacements i*B, int or, of a large-count form, MPI_Count and
+ * MPI_Aint); reductions use MPI_BXOR. Rank 0 prints one line per
  * routine: name, bytes, bare us, protected us, ratio.
  *
- * --wrap (v-routines only): the protected call's blocks lie B + (2^31-1)/(P-1)
+ * --wrap (v-routines with int counts only): the protected call's blocks lie B + (2^31-1)/(P-1)
  * elements apart, so the last int displacement wraps while every gap stays
  * at most 2^31-1, the largest a recoverable layout has (Class D, which the layer
  * recovers and routes to a workaround: W3 on MPICH); the bare call moves
@@ -53,13 +54,24 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
+/* The counts and displacements of one call, as int (the int forms) and as
+ * MPI_Count and MPI_Aint (the large-count forms). */
+struct arrays {
+    int *counts, *displs;
+    MPI_Count *wide_counts;
+    MPI_Aint *wide_displs;
+};
+
 /* One call of routine `r` moving `bytes` per rank and peer (Alltoallw:
  * `types`, MPI_BYTE for every block, so its byte displacements are
- * `displs`). */
+ * `displs`), with the arrays of its form's width. */
 static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *recv,
-                                int *counts, int *displs, const MPI_Datatype *types,
+                                const struct arrays *a, const MPI_Datatype *types,
                                 MPI_Request *request)
 {
+    int large = sg_is_large_count(r);
+    struct sg_counts counts = large ? SG_COUNTS(a->wide_counts) : SG_COUNTS(a->counts);
+    struct sg_displs_array displs = large ? SG_DISPLS(a->wide_displs) : SG_DISPLS(a->displs);
     struct sg_call c = {.routine = r, .sendbuf = send, .recvbuf = recv, .sendcount = bytes,
                         .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
                         .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
@@ -148,15 +160,19 @@ int main(int argc, char **argv)
     char *send = malloc(total), *recv = malloc(total);
     int *counts = malloc((size_t)procs * sizeof *counts);
     int *displs = malloc((size_t)procs * sizeof *displs);
+    MPI_Count *wide_counts = malloc((size_t)procs * sizeof *wide_counts);
+    MPI_Aint *wide_displs = malloc((size_t)procs * sizeof *wide_displs);
     MPI_Datatype *types = malloc((size_t)procs * sizeof *types);
     double *ratios = malloc((size_t)reps * sizeof *ratios);
-    if (!send || !recv || !counts || !displs || !types || !ratios)
+    if (!send || !recv || !counts || !displs || !wide_counts || !wide_displs || !types || !ratios)
         PMPI_Abort(MPI_COMM_WORLD, 3);
     memset(send, rank + 1, total);
     memset(recv, 0, total);
     for (int i = 0; i < procs; i++) {
         counts[i] = (int)bytes;
         displs[i] = (int)(i * bytes);
+        wide_counts[i] = counts[i];
+        wide_displs[i] = displs[i];
         types[i] = MPI_BYTE;
     }
     /* --wrap: the protected call's far layout, its displacements summed in int */
@@ -172,15 +188,19 @@ int main(int argc, char **argv)
     }
 
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        if (!listed(routines, sg_routines[r].name) || (wrap && !sg_routines[r].irregular))
+        /* --wrap: the int forms' displacements alone wrap */
+        if (!listed(routines, sg_routines[r].name) ||
+            (wrap && (!sg_routines[r].irregular || sg_is_large_count((enum sg_routine)r))))
             continue;
         MPI_Request request;
-        struct sg_call c = make_call((enum sg_routine)r, (int)bytes, send, recv, counts, displs,
+        struct arrays near = {counts, displs, wide_counts, wide_displs};
+        struct arrays far = {counts, far_displs, wide_counts, wide_displs};
+        struct sg_call c = make_call((enum sg_routine)r, (int)bytes, send, recv, &near,
                                      types, &request);
         struct sg_call guarded_call = c;
         if (wrap) { /* the same routine over the far layout (a single side stays as it is) */
-            guarded_call = make_call((enum sg_routine)r, (int)bytes, far_send, far_recv, counts,
-                                     far_displs, types, &request);
+            guarded_call = make_call((enum sg_routine)r, (int)bytes, far_send, far_recv, &far,
+                                     types, &request);
             if (sg_routines[r].send == SG_SIDE_SINGLE)
                 guarded_call.sendbuf = send;
             if (sg_routines[r].recv == SG_SIDE_SINGLE)
@@ -211,6 +231,8 @@ int main(int argc, char **argv)
     free(recv);
     free(counts);
     free(displs);
+    free(wide_counts);
+    free(wide_displs);
     free(types);
     free(ratios);
     MPI_Finalize();

@@ -243,8 +243,11 @@ static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape
     int recv_v = recv.layout == SG_SIDE_V || recv.layout == SG_SIDE_W;
     if (!send_v && !recv_v)
         return -1;
-    return (recv_v && sg_displs_suspicious(recv.counts, recv.displs, procs)) ||
-           (send_v && sg_displs_suspicious(send.counts, send.displs, procs));
+    /* int displacements only: a large-count form's MPI_Aint ones cannot wrap */
+    return (recv_v && recv.displs.of_int &&
+            sg_displs_suspicious(recv.counts.of_int, recv.displs.of_int, procs)) ||
+           (send_v && send.displs.of_int &&
+            sg_displs_suspicious(send.counts.of_int, send.displs.of_int, procs));
 }
 
 static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *shape, char *why,
@@ -334,14 +337,15 @@ static int raise_mpi_error(MPI_Comm comm)
 }
 
 /* Index (in elements of the receive type) of the first block this rank
- * received from another rank, or -1. `counts`/`displs` NULL: regular blocks
+ * received from another rank, or -1: a V side's, or a REGULAR side's blocks
  * of `count` elements. `own` is skipped (in-place data was not received). */
-static MPI_Aint first_block(int count, const int *counts, const int *displs, int procs, int own)
+static MPI_Aint first_block(const struct sg_call_side *side, int procs, int own)
 {
+    int v = sg_counts_given(side->counts);
     for (int i = 0; i < procs; i++) {
-        int n = counts ? counts[i] : count;
+        MPI_Count n = v ? sg_count_at(side->counts, i) : side->count;
         if (n > 0 && i != own)
-            return displs ? (MPI_Aint)displs[i] : (MPI_Aint)i * count;
+            return v ? sg_displ_at(side->displs, i) : (MPI_Aint)i * side->count;
     }
     return -1;
 }
@@ -364,13 +368,13 @@ static void corrupt_received(const struct sg_call *c)
     if (recv.layout == SG_SIDE_SINGLE && !(is_root && sg_routines[c->routine].send == SG_SIDE_NONE))
         block = sg_single_count(&recv, rank) > 0 ? 0 : -1;
     else if (recv.layout == SG_SIDE_REGULAR || recv.layout == SG_SIDE_V)
-        block = first_block(recv.count, recv.counts, recv.displs, procs, own);
+        block = first_block(&recv, procs, own);
     MPI_Datatype type = c->recvtype;
     MPI_Aint lb, extent, true_lb, true_extent;
     if (recv.layout == SG_SIDE_W) { /* a byte displacement, and the block's own datatype */
         for (int i = 0; i < procs && block < 0; i++)
-            if (recv.counts[i] > 0 && i != own) {
-                block = recv.displs[i];
+            if (sg_count_at(recv.counts, i) > 0 && i != own) {
+                block = sg_displ_at(recv.displs, i);
                 type = recv.types[i];
             }
     }
@@ -455,8 +459,8 @@ static void report(const struct sg_call *c, const struct sg_shape *shape, const 
     int size;
     if (send.layout == SG_SIDE_SINGLE && !send.in_place &&
         PMPI_Type_size(send.type, &size) == MPI_SUCCESS)
-        snprintf(sends, sizeof sends, " (sends %d x %d B)", sg_single_count(&send, shape->rank),
-                 size);
+        snprintf(sends, sizeof sends, " (sends %lld x %d B)",
+                 (long long)sg_single_count(&send, shape->rank), size);
     char line[320];
     snprintf(line, sizeof line, "sgfault: %s n=%" PRIu64 " s=%" PRIu64 " P=%" PRIu64 " %s: %s%s\n",
              sg_routines[c->routine].name, shape->n, shape->s, shape->procs, why, outcome, sends);

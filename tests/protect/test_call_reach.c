@@ -78,9 +78,10 @@ int main(int argc, char **argv)
             block_types[1][i] = alike ? send_type : types[next_random() % (uint64_t)ntypes];
         }
         struct sg_call c = {.routine = r, .sendbuf = &buffer, .sendcount = count,
-                            .sendcounts = arrays[0], .sdispls = arrays[1], .sendtype = send_type,
+                            .sendcounts = SG_COUNTS(arrays[0]), .sdispls = SG_DISPLS(arrays[1]),
+                            .sendtype = send_type,
                             .recvbuf = &buffer, .recvcount = alike ? count : random_count(),
-                            .recvcounts = arrays[2], .rdispls = arrays[3],
+                            .recvcounts = SG_COUNTS(arrays[2]), .rdispls = SG_DISPLS(arrays[3]),
                             .recvtype = recv_type, .sendtypes = block_types[0],
                             .recvtypes = block_types[1], .op = MPI_SUM,
                             .root = info->rooted ? (int)(next_random() % (uint64_t)procs) : -1,
@@ -117,12 +118,12 @@ int main(int argc, char **argv)
             for (int row = 0; row < 2; row++) {
                 if (c.sendbuf == MPI_IN_PLACE && row == 0)
                     continue; /* the receive row is both */
-                const int *counts = row ? c.recvcounts : c.sendcounts;
+                struct sg_counts counts = row ? c.recvcounts : c.sendcounts;
                 uint64_t elements, most = 0;
                 for (int i = 0; i < procs; i++) {
                     sg_type_elements(w ? block_types[row][i] : row ? recv_type : send_type,
                                      &elements);
-                    uint64_t basic = (uint64_t)counts[i] * elements;
+                    uint64_t basic = (uint64_t)sg_count_at(counts, i) * elements;
                     most = basic > most ? basic : most;
                 }
                 if (most > sh.n) {

@@ -262,7 +262,8 @@ static void gatherv_own_types(struct setup *s)
         total += counts[i];
     }
     s->call = (struct sg_call){.routine = SG_MPI_Gatherv, .sendcount = 6 * rank,
-                               .sendtype = MPI_DOUBLE, .recvcounts = counts, .rdispls = displs,
+                               .sendtype = MPI_DOUBLE, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(displs),
                                .recvtype = doubles(2, s), .root = root, .comm = MPI_COMM_WORLD};
     s->send_bytes = (size_t)(6 * rank) * D;
     s->send_at = 0;
@@ -283,7 +284,8 @@ static void allgatherv_own_types(struct setup *s)
     }
     MPI_Datatype t = pairs ? doubles(2, s) : MPI_DOUBLE;
     s->call = (struct sg_call){.routine = SG_MPI_Allgatherv, .sendcount = counts[rank],
-                               .sendtype = t, .recvcounts = counts, .rdispls = displs,
+                               .sendtype = t, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(displs),
                                .recvtype = t, .root = -1, .comm = MPI_COMM_WORLD};
     s->send_bytes = (size_t)(4 * (rank + 1)) * D;
     s->recv_bytes = (size_t)total * (pairs ? 2 : 1) * D;
@@ -301,9 +303,11 @@ static void alltoallv_own_types(struct setup *s)
         displs[j] = received;
         received += counts[j];
     }
-    s->call = (struct sg_call){.routine = SG_MPI_Alltoallv, .sendcounts = scounts,
-                               .sdispls = sdispls, .sendtype = pairs ? doubles(2, s) : MPI_DOUBLE,
-                               .recvcounts = counts, .rdispls = displs, .recvtype = MPI_DOUBLE,
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallv, .sendcounts = SG_COUNTS(scounts),
+                               .sdispls = SG_DISPLS(sdispls),
+                               .sendtype = pairs ? doubles(2, s) : MPI_DOUBLE,
+                               .recvcounts = SG_COUNTS(counts), .rdispls = SG_DISPLS(displs),
+                               .recvtype = MPI_DOUBLE,
                                .root = -1, .comm = MPI_COMM_WORLD};
     s->send_bytes = (size_t)sent * (pairs ? 2 : 1) * D;
     s->recv_bytes = (size_t)received * D;
@@ -318,8 +322,9 @@ static void alltoallv_in_place_own_types(struct setup *s)
         displs[j] = received;
         received += counts[j];
     }
-    s->call = (struct sg_call){.routine = SG_MPI_Alltoallv, .recvcounts = counts,
-                               .rdispls = displs, .recvtype = pairs ? doubles(2, s) : MPI_DOUBLE,
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallv, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(displs),
+                               .recvtype = pairs ? doubles(2, s) : MPI_DOUBLE,
                                .root = -1, .comm = MPI_COMM_WORLD};
     s->recv_bytes = (size_t)received * (pairs ? 2 : 1) * D;
     s->send_at = IN_PLACE;
@@ -350,10 +355,10 @@ static void alltoallw_own_types(struct setup *s)
         displs[j] = received;
         received += 2 * (rank + j + 1) * D + 8;
     }
-    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = scounts,
-                               .sdispls = sdispls, .sendtypes = stypes,
-                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = counts,
-                               .rdispls = displs, .recvtypes = rtypes,
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = SG_COUNTS(scounts),
+                               .sdispls = SG_DISPLS(sdispls), .sendtypes = stypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(displs), .recvtypes = rtypes,
                                .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = MPI_COMM_WORLD};
     s->send_bytes = (size_t)sent;
     s->recv_bytes = (size_t)received;
@@ -369,8 +374,8 @@ static void alltoallw_in_place_own_types(struct setup *s)
         displs[j] = received;
         received += 2 * (rank + j + 1) * D;
     }
-    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .recvcounts = counts,
-                               .rdispls = displs, .recvtypes = rtypes,
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(displs), .recvtypes = rtypes,
                                .sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL,
                                .root = -1, .comm = MPI_COMM_WORLD};
     s->recv_bytes = (size_t)received;
@@ -458,7 +463,7 @@ static void ireduce_scatter_large(struct setup *s)
     for (int i = 0; i < procs; i++)
         counts[i] = 4096;
     s->call = (struct sg_call){.routine = SG_MPI_Ireduce_scatter, .sendtype = MPI_INT,
-                               .recvcounts = counts, .recvtype = MPI_INT, .op = MPI_SUM,
+                               .recvcounts = SG_COUNTS(counts), .recvtype = MPI_INT, .op = MPI_SUM,
                                .root = -1, .comm = MPI_COMM_WORLD};
     s->send_bytes = (size_t)procs * 4096 * sizeof(int);
     s->recv_bytes = 4096 * sizeof(int);
@@ -479,7 +484,8 @@ static void gatherv_zero(struct setup *s)
     for (int i = 0; i < procs; i++)
         counts[i] = displs[i] = 0;
     s->call = (struct sg_call){.routine = SG_MPI_Gatherv, .sendcount = 0, .sendtype = MPI_DOUBLE,
-                               .recvcounts = counts, .rdispls = displs, .recvtype = MPI_DOUBLE,
+                               .recvcounts = SG_COUNTS(counts), .rdispls = SG_DISPLS(displs),
+                               .recvtype = MPI_DOUBLE,
                                .root = 0, .comm = MPI_COMM_WORLD};
     s->send_bytes = s->recv_bytes = 8;
     s->send_at = 0;
@@ -523,10 +529,10 @@ static void alltoallw_intercomm(struct setup *s)
         displs[j] = received;
         received += blocks * D + 8;
     }
-    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = scounts,
-                               .sdispls = sdispls, .sendtypes = stypes,
-                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = counts,
-                               .rdispls = displs, .recvtypes = rtypes,
+    s->call = (struct sg_call){.routine = SG_MPI_Alltoallw, .sendcounts = SG_COUNTS(scounts),
+                               .sdispls = SG_DISPLS(sdispls), .sendtypes = stypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(displs), .recvtypes = rtypes,
                                .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = intercomm};
     s->send_bytes = (size_t)sent;
     s->recv_bytes = (size_t)received;

@@ -1,13 +1,17 @@
-/* The routine table (detectors/routines.h) is consistent: 32 routines, each
- * family a blocking routine and its I-form next to it (named MPI_I + the
- * blocking name, lower-cased after the I), the forms told apart by
- * sg_is_nonblocking alone; a v-form is its own v-form, of the same form,
- * and reduces where the routine does, delivering the same; only a v-routine's
- * layout can be seen by fewer than all ranks, and only a rooted one's by the
- * root alone; names round-trip through sg_routine_by_name; what follows
- * from the layouts (displacement sides, who sees the layout, pairwise,
- * Table V's global buffer; a reduction, a prefix, MPI_IN_PLACE on every
- * rank or none) is what the routines are. */
+/* The routine table (detectors/routines.h) is consistent: 16 families, each
+ * in every form of SG_FORM_LIST (blocking, I-form; with large counts, the
+ * `_c` and I..._c forms where the MPI has them: SCALEGUARD_LARGE_COUNT), a
+ * family's forms next to each other and named from the blocking name (MPI_I
+ * + the blocking name, lower-cased after the I; `_c` after either), the
+ * forms told apart by sg_form_of, sg_is_nonblocking and sg_is_large_count
+ * alone, sg_in_form_of and sg_in_count_form moving between them; a v-form is
+ * its own v-form, of the same form, and reduces where the routine does,
+ * delivering the same; every form of a family has the family's row; only a
+ * v-routine's layout can be seen by fewer than all ranks, and only a rooted
+ * one's by the root alone; names round-trip through sg_routine_by_name;
+ * what follows from the layouts (displacement sides, who sees the layout,
+ * pairwise, Table V's global buffer; a reduction, a prefix, MPI_IN_PLACE on
+ * every rank or none) is what the routines are. */
 #include <ctype.h>
 
 #include "check.h"
@@ -15,31 +19,39 @@
 
 int main(void)
 {
-    CHECK_U64(SG_ROUTINE_COUNT, 32);
+    CHECK_U64(SG_FORM_COUNT, SCALEGUARD_LARGE_COUNT ? 4 : 2);
+    CHECK_U64(SG_ROUTINE_COUNT, 16 * SG_FORM_COUNT);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
+        int form = r % SG_FORM_COUNT, nonblocking = form % 2, large = form >= 2;
+        enum sg_routine blocking = (enum sg_routine)(r - form);
         CHECK_U64(sg_routine_by_name(info->name), r);
         CHECK(strncmp(info->name, "MPI_", 4) == 0);
-        CHECK_U64(sg_is_nonblocking(routine), r % 2);
-        CHECK_U64(sg_blocking_form(routine), r - r % 2);
-        CHECK_U64(sg_in_form_of(routine, SG_MPI_Ibcast), r | 1);
-        CHECK_U64(sg_in_form_of(routine, SG_MPI_Bcast), r - r % 2);
-        if (r % 2) { /* MPI_Ireduce after MPI_Reduce */
-            const char *blocking = sg_routines[r - 1].name;
-            char expected[64];
-            snprintf(expected, sizeof expected, "MPI_I%c%s", tolower((unsigned char)blocking[4]),
-                     blocking + 5);
-            CHECK_STR(info->name, expected);
-            const struct sg_routine_info *b = &sg_routines[r - 1];
-            CHECK(info->global_buffer == b->global_buffer && info->irregular == b->irregular &&
-                  info->in_place == b->in_place && info->rooted == b->rooted &&
-                  info->reduces == b->reduces && info->knows == b->knows &&
-                  info->v_form == (enum sg_routine)(b->v_form | 1));
-        }
+        CHECK_U64(sg_form_of(routine), form);
+        CHECK_U64(sg_is_nonblocking(routine), nonblocking);
+        CHECK_U64(sg_is_large_count(routine), large);
+        CHECK_U64(sg_blocking_form(routine), blocking);
+        CHECK_U64(sg_in_form_of(routine, SG_MPI_Ibcast), blocking + 1);
+        CHECK_U64(sg_in_form_of(routine, SG_MPI_Bcast), blocking);
+        CHECK_U64(sg_in_count_form(routine, 0), blocking + nonblocking);
+        CHECK_U64(sg_form_with(routine, 1, 0), blocking + 1);
+        CHECK_U64(sg_in_count_form(routine, 1),
+                  SCALEGUARD_LARGE_COUNT ? (uint64_t)(blocking + 2 + nonblocking) : (uint64_t)-1);
+        const char *b = sg_routines[blocking].name;
+        char expected[64];
+        snprintf(expected, sizeof expected, "%s%c%s%s", nonblocking ? "MPI_I" : "MPI_",
+                 nonblocking ? tolower((unsigned char)b[4]) : b[4], b + 5, large ? "_c" : "");
+        CHECK_STR(info->name, expected);
+        const struct sg_routine_info *of_b = &sg_routines[blocking];
+        CHECK(info->global_buffer == of_b->global_buffer && info->irregular == of_b->irregular &&
+              info->in_place == of_b->in_place && info->rooted == of_b->rooted &&
+              info->reduces == of_b->reduces && info->knows == of_b->knows &&
+              info->send == of_b->send && info->recv == of_b->recv &&
+              info->v_form == sg_in_form_of(of_b->v_form, routine));
         const struct sg_routine_info *v = &sg_routines[info->v_form];
         CHECK_U64(v->v_form, info->v_form); /* a v-form is its own */
-        CHECK_U64(sg_is_nonblocking(info->v_form), r % 2);
+        CHECK_U64(sg_form_of(info->v_form), form);
         CHECK_U64(v->reduces, info->reduces);
         CHECK(info->knows == SG_KNOWS_ALL || info->irregular);
         CHECK(info->knows != SG_KNOWS_ROOT || info->rooted);
@@ -90,5 +102,12 @@ int main(void)
     CHECK_U64(sg_routines[SG_MPI_Iexscan].v_form, SG_MPI_Iexscan);
     CHECK_U64(sg_routine_by_name("MPI_Exscan"), SG_MPI_Exscan);
     CHECK_U64(sg_routine_by_name("MPI_Scan_init"), (uint64_t)-1);
+#if SCALEGUARD_LARGE_COUNT
+    CHECK_U64(sg_routine_by_name("MPI_Iscatter_c"), SG_MPI_Iscatter_c);
+    CHECK_U64(sg_routines[SG_MPI_Scatter_c].v_form, SG_MPI_Scatterv_c);
+    CHECK_U64(sg_in_count_form(SG_MPI_Igatherv, 1), SG_MPI_Igatherv_c);
+#else
+    CHECK_U64(sg_routine_by_name("MPI_Scatter_c"), (uint64_t)-1);
+#endif
     return check_exit();
 }

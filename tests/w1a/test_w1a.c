@@ -77,7 +77,7 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
                                 unsigned char *send, unsigned char *recv, MPI_Comm comm)
 {
     int in_place = s->in_place && (s->root < 0 || rank == s->root);
-    struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+    struct sg_call c = {.routine = (enum sg_routine)sg_form_with(s->routine, s->form > 0, 0),
                         .sendbuf = send, .recvbuf = recv,
                         .sendtype = s->sendtype ? *s->sendtype : s->type,
                         .recvtype = s->type, .op = s->op, .root = s->root, .comm = comm};
@@ -98,14 +98,14 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
     case SG_MPI_Gatherv:
         c.sendbuf = in_place ? MPI_IN_PLACE : send;
         c.sendcount = l->counts[rank];
-        c.recvcounts = l->counts;
-        c.rdispls = l->displs;
+        c.recvcounts = SG_COUNTS(l->counts);
+        c.rdispls = SG_DISPLS(l->displs);
         break;
     case SG_MPI_Scatterv:
         c.recvbuf = in_place ? MPI_IN_PLACE : recv;
         c.recvcount = l->counts[rank];
-        c.sendcounts = l->counts;
-        c.sdispls = l->displs;
+        c.sendcounts = SG_COUNTS(l->counts);
+        c.sdispls = SG_DISPLS(l->displs);
         break;
     case SG_MPI_Allgather:
     case SG_MPI_Allreduce:
@@ -116,12 +116,12 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
     case SG_MPI_Allgatherv:
         c.sendbuf = in_place ? MPI_IN_PLACE : send;
         c.sendcount = l->counts[rank];
-        c.recvcounts = l->counts;
-        c.rdispls = l->displs;
+        c.recvcounts = SG_COUNTS(l->counts);
+        c.rdispls = SG_DISPLS(l->displs);
         break;
     case SG_MPI_Reduce_scatter:
         c.sendbuf = in_place ? MPI_IN_PLACE : send;
-        c.recvcounts = l->counts;
+        c.recvcounts = SG_COUNTS(l->counts);
         break;
     default:
         fail("%s: not a routine of this test", sg_routines[s->routine].name);
@@ -624,11 +624,13 @@ static void planned_case(MPI_Comm comm, const struct wide_layout *l, enum sg_rou
     }
     for (int j = 0; j < l->counts[rank] && gather; j++)
         mine[j] = pattern(rank, j);
-    struct sg_call c = {.routine = (enum sg_routine)(routine + (form > 0)),
+    struct sg_call c = {.routine = form > 0 ? sg_in_form_of(routine, SG_MPI_Ibcast) : routine,
                         .sendbuf = gather ? mine : wide, .sendcount = l->counts[rank],
-                        .sendcounts = l->counts, .sdispls = l->wrapped, .sendtype = MPI_CHAR,
+                        .sendcounts = SG_COUNTS(l->counts), .sdispls = SG_DISPLS(l->wrapped),
+                        .sendtype = MPI_CHAR,
                         .recvbuf = gather ? wide : mine, .recvcount = l->counts[rank],
-                        .recvcounts = l->counts, .rdispls = l->wrapped, .recvtype = MPI_CHAR,
+                        .recvcounts = SG_COUNTS(l->counts), .rdispls = SG_DISPLS(l->wrapped),
+                        .recvtype = MPI_CHAR,
                         .root = root, .comm = comm};
     struct sg_described d;
     sg_describe(&c, procs, rank, rank == root && !gather ? l->intended : NULL,

@@ -115,30 +115,30 @@ static struct sg_call make_call(const struct setting *s, const struct layout *l,
                                 unsigned char *send, unsigned char *recv)
 {
     int root = s->routine == SG_MPI_Alltoallv ? -1 : s->root;
-    struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+    struct sg_call c = {.routine = (enum sg_routine)sg_form_with(s->routine, s->form > 0, 0),
                         .sendbuf = send, .recvbuf = recv, .sendtype = s->type,
                         .recvtype = s->type, .root = root, .comm = MPI_COMM_WORLD};
     int in_place = s->in_place && (root < 0 || rank == root);
     switch (s->routine) {
     case SG_MPI_Gatherv:
         c.sendcount = l->send_counts[rank];
-        c.recvcounts = l->recv_counts;
-        c.rdispls = l->recv_displs;
+        c.recvcounts = SG_COUNTS(l->recv_counts);
+        c.rdispls = SG_DISPLS(l->recv_displs);
         if (in_place)
             c.sendbuf = MPI_IN_PLACE;
         break;
     case SG_MPI_Scatterv:
         c.recvcount = l->recv_counts[rank];
-        c.sendcounts = l->send_counts;
-        c.sdispls = l->send_displs;
+        c.sendcounts = SG_COUNTS(l->send_counts);
+        c.sdispls = SG_DISPLS(l->send_displs);
         if (in_place)
             c.recvbuf = MPI_IN_PLACE;
         break;
     default:
-        c.sendcounts = l->send_counts;
-        c.sdispls = l->send_displs;
-        c.recvcounts = l->recv_counts;
-        c.rdispls = l->recv_displs;
+        c.sendcounts = SG_COUNTS(l->send_counts);
+        c.sdispls = SG_DISPLS(l->send_displs);
+        c.recvcounts = SG_COUNTS(l->recv_counts);
+        c.rdispls = SG_DISPLS(l->recv_displs);
         if (in_place)
             c.sendbuf = MPI_IN_PLACE;
     }

@@ -47,7 +47,7 @@ static const char *const in_place_names[] = {"", ", MPI_IN_PLACE", ", MPI_IN_PLA
 static struct sg_call make_call(const struct setting *s, unsigned char *send, unsigned char *recv)
 {
     int in_place = s->in_place == 1 || (s->in_place == 2 && rank % 2 == 1);
-    return (struct sg_call){.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+    return (struct sg_call){.routine = (enum sg_routine)sg_form_with(s->routine, s->form > 0, 0),
                             .sendbuf = in_place ? MPI_IN_PLACE : send, .recvbuf = recv,
                             .sendcount = COUNT, .recvcount = COUNT, .sendtype = s->type,
                             .recvtype = s->type, .op = s->op, .root = -1,

@@ -46,7 +46,7 @@ static struct sg_call make_call(const struct setting *s, unsigned char *send, un
 {
     int root = s->routine == SG_MPI_Scatter || s->routine == SG_MPI_Gather ? s->root : -1;
     int in_place = s->in_place && (root < 0 || rank == root);
-    struct sg_call c = {.routine = (enum sg_routine)(s->routine + (s->form > 0)),
+    struct sg_call c = {.routine = (enum sg_routine)sg_form_with(s->routine, s->form > 0, 0),
                         .sendbuf = send, .recvbuf = recv, .sendcount = BLOCK,
                         .recvcount = BLOCK, .sendtype = s->type, .recvtype = s->type,
                         .root = root, .comm = MPI_COMM_WORLD};
