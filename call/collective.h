@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "foreign.h"
+#include "neighbours.h"
 #include "routines.h"
 #include "signature.h"
 
@@ -45,8 +46,8 @@ struct sg_call {
  * struct sg_call *c), initialisers of struct sg_call) for every routine,
  * from the rows of SG_FAMILY_LIST (routines.h). */
 #define SG_COLLECTIVES(X) SG_FAMILY_LIST(SG_COLLECTIVE_FORMS, X)
-#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, large,   \
-                            params_c, args_c, ...)                                             \
+#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi, params, args,   \
+                            large, params_c, args_c, ...)                                      \
     X(b, params, args, __VA_ARGS__)                                                            \
     X(i, SG_WITH_REQUEST params, SG_WITH_CALL_REQUEST args, __VA_ARGS__, .request = request)
 #define SG_WITH_REQUEST(...) (__VA_ARGS__, MPI_Request *request)
@@ -55,8 +56,8 @@ struct sg_call {
 /* SG_LARGE_COUNT_LIST(X) expands X(Name, (parameter types), (arguments))
  * for each routine with a large-count function (routines.h: LARGE_COUNT). */
 #define SG_LARGE_COUNT_LIST(X) SG_FAMILY_LIST(SG_LARGE_COUNT_FORMS, X)
-#define SG_LARGE_COUNT_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, large,  \
-                             params_c, args_c, ...)                                            \
+#define SG_LARGE_COUNT_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi, params, args,  \
+                             large, params_c, args_c, ...)                                     \
     SG_LARGE_COUNT_##large(X, b, i, params_c, args_c)
 #define SG_LARGE_COUNT_NO_LARGE_COUNT(...)
 #define SG_LARGE_COUNT_LARGE_COUNT(X, b, i, params_c, args_c)                                   \
@@ -147,6 +148,8 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
 struct sg_call_side {
     enum sg_layout layout;
     int in_place;
+    int blocks;        /* REGULAR, V, W, PACKED: P, or the side's neighbours (the row's
+                        * `blocks`: 0 where the communicator has no topology) */
     int count;         /* SINGLE, REGULAR, PACKED without counts */
     const int *counts; /* V, PACKED (NULL: `count` each); SINGLE: NULL, or counts[rank]
                         * is the count (Reduce_scatter's result) */
@@ -155,18 +158,29 @@ struct sg_call_side {
     const MPI_Datatype *types; /* W */
 };
 
-static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg_call_side *send,
-                                 struct sg_call_side *recv)
+/* The sides of a call on a communicator of `procs` ranks (of the remote
+ * group of an intercommunicator). A neighbourhood collective's blocks are
+ * its topology's (neighbours.h), asked only for its rows. */
+static inline void sg_call_sides(const struct sg_call *c, int is_root, int procs,
+                                 struct sg_call_side *send, struct sg_call_side *recv)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     enum sg_in_place_side in_place = info->in_place_side;
     int in_place_here = !info->rooted || is_root;
-    *send = (struct sg_call_side){.layout = info->send, .count = c->sendcount,
-                                  .counts = c->sendcounts, .displs = c->sdispls,
-                                  .type = c->sendtype, .types = c->sendtypes};
-    *recv = (struct sg_call_side){.layout = info->recv, .count = c->recvcount,
-                                  .counts = c->recvcounts, .displs = c->rdispls,
-                                  .type = c->recvtype, .types = c->recvtypes};
+    int send_blocks = procs, recv_blocks = procs;
+    if (info->neighbours) {
+        const struct sg_neighbours *n = sg_comm_neighbours(c->comm);
+        send_blocks = n ? n->out : 0;
+        recv_blocks = n ? n->in : 0;
+    }
+    *send = (struct sg_call_side){.layout = info->send, .blocks = send_blocks,
+                                  .count = c->sendcount, .counts = c->sendcounts,
+                                  .displs = c->sdispls, .type = c->sendtype,
+                                  .types = c->sendtypes};
+    *recv = (struct sg_call_side){.layout = info->recv, .blocks = recv_blocks,
+                                  .count = c->recvcount, .counts = c->recvcounts,
+                                  .displs = c->rdispls, .type = c->recvtype,
+                                  .types = c->recvtypes};
     if (send->layout == SG_SIDE_SINGLE)
         send->counts = NULL;
     if (send->layout == SG_SIDE_PACKED) { /* blocks the size of each rank's result */
@@ -186,6 +200,18 @@ static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg
             *may = (struct sg_call_side){0};
         may->in_place = 1;
     }
+}
+
+/* The P of a call's triggers (DESIGN.md "Notation") on a communicator of
+ * `procs` ranks: procs, or of a neighbourhood collective the most blocks a
+ * rank of the communicator holds on a side (neighbours.h; 0 where the
+ * communicator has no topology). */
+static inline int sg_call_procs(const struct sg_call *c, int procs)
+{
+    if (!sg_routines[c->routine].neighbours)
+        return procs;
+    const struct sg_neighbours *n = sg_comm_neighbours(c->comm);
+    return n ? n->most : 0;
 }
 
 /* The count of a SINGLE side on this rank: `count`, or counts[rank] where
@@ -306,7 +332,9 @@ static inline int sg_comm_test_inter(MPI_Comm comm, int *inter)
  * datatype this rank passes (its sides without MPI_IN_PLACE), which the
  * v-routines' ranks compare (plan_agreement.c); `count` and `size`
  * are n and s as the MPI itself sees them on this rank, in elements of that
- * datatype. Returns an MPI error code. */
+ * datatype. A neighbourhood collective's blocks are its neighbours, and its
+ * P the most any rank holds on a side (sg_call_procs). Returns an MPI error
+ * code. */
 struct sg_shape {
     uint64_t n;
     uint64_t s;
@@ -322,7 +350,8 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape);
 /* An upper bound of every trigger value of the call on this rank (n, n P,
  * s n and s n P of DESIGN.md "Notation", in basic elements) that needs
  * neither the shape nor this rank's rank: what the hot path compares with
- * the smallest bound. Returns an MPI error code. */
+ * the smallest bound. `procs`: the communicator's size. Returns an MPI
+ * error code. */
 int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *reach);
 
 #endif

@@ -31,7 +31,7 @@ static inline int64_t block_count(const struct sg_side *side, int i)
     return side->counts ? side->counts[i] : side->count;
 }
 
-static inline int64_t largest_block(const struct sg_side *side, int procs)
+static inline int64_t largest_block(const struct sg_side *side)
 {
     switch (side->layout) {
     case SG_SIDE_SINGLE:
@@ -41,7 +41,7 @@ static inline int64_t largest_block(const struct sg_side *side, int procs)
     case SG_SIDE_W:
     case SG_SIDE_PACKED: {
         int64_t largest = 0;
-        for (int i = 0; i < procs; i++)
+        for (int i = 0; i < side->blocks; i++)
             if (block_count(side, i) > largest)
                 largest = block_count(side, i);
         return largest;
@@ -74,9 +74,9 @@ static inline MPI_Aint displ_unit(const struct sg_side *side)
 }
 
 /* V and W sides are cut only if every piece keeps an int displacement. */
-static inline int v_side_fits(const struct sg_side *side, int procs)
+static inline int v_side_fits(const struct sg_side *side)
 {
-    for (int i = 0; i < procs; i++)
+    for (int i = 0; i < side->blocks; i++)
         if (side->counts[i] > 0 &&
             (side->displs[i] < INT_MIN ||
              side->displs[i] + block_span(side, i, side->counts[i]) - 1 > INT_MAX))

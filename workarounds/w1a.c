@@ -26,7 +26,10 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     const char *reason = NULL;
-    if (info->pairwise)
+    if (info->neighbours)
+        reason = "a neighbourhood is no group of ranks: groups of the communicator would "
+                 "change each rank's neighbours";
+    else if (info->pairwise)
         reason = "Alltoall(v,w) is excluded from W1-A (paper Table X)";
     else if (info->prefix)
         reason = "a prefix over groups is not the prefix over the communicator";

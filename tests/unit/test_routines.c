@@ -1,4 +1,4 @@
-/* The routine table (detectors/routines.h) is consistent: 32 routines, each
+/* The routine table (detectors/routines.h) is consistent: 40 routines, each
  * family a blocking routine and its I-form next to it (named MPI_I + the
  * blocking name, lower-cased after the I), the forms told apart by
  * sg_is_nonblocking alone; a v-form is its own v-form, of the same form,
@@ -15,7 +15,7 @@
 
 int main(void)
 {
-    CHECK_U64(SG_ROUTINE_COUNT, 32);
+    CHECK_U64(SG_ROUTINE_COUNT, 40);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
@@ -35,6 +35,7 @@ int main(void)
             CHECK(info->global_buffer == b->global_buffer && info->irregular == b->irregular &&
                   info->in_place == b->in_place && info->rooted == b->rooted &&
                   info->reduces == b->reduces && info->knows == b->knows &&
+                  info->neighbours == b->neighbours &&
                   info->v_form == (enum sg_routine)(b->v_form | 1));
         }
         const struct sg_routine_info *v = &sg_routines[info->v_form];
@@ -57,6 +58,10 @@ int main(void)
                                     info->reduces == SG_REDUCES_EXCLUSIVE_PREFIX);
         CHECK_U64(info->in_place_alike, info->in_place && !info->rooted && !info->prefix);
         CHECK(info->reduces != SG_REDUCES_TO_ROOT || info->rooted);
+        CHECK_U64(info->neighbours, info->blocks == SG_BLOCKS_NEIGHBOURS);
+        /* a neighbourhood's blocks meet where the topology puts them: no
+         * root, no MPI_IN_PLACE, not pairwise by rank */
+        CHECK(!info->neighbours || (!info->rooted && !info->in_place && !info->pairwise));
     }
     /* what each reduction delivers */
     CHECK_U64(sg_routines[SG_MPI_Ireduce].reduces, SG_REDUCES_TO_ROOT);
@@ -90,5 +95,13 @@ int main(void)
     CHECK_U64(sg_routines[SG_MPI_Iexscan].v_form, SG_MPI_Iexscan);
     CHECK_U64(sg_routine_by_name("MPI_Exscan"), SG_MPI_Exscan);
     CHECK_U64(sg_routine_by_name("MPI_Scan_init"), (uint64_t)-1);
+    /* the neighbourhood collectives: blocks per neighbour */
+    CHECK(sg_routines[SG_MPI_Ineighbor_allgather].neighbours &&
+          !sg_routines[SG_MPI_Alltoall].neighbours);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_alltoall].v_form, SG_MPI_Neighbor_alltoallv);
+    CHECK_U64(sg_routines[SG_MPI_Ineighbor_allgather].v_form, SG_MPI_Ineighbor_allgatherv);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_allgatherv].knows, SG_KNOWS_OWN);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_alltoallv].displs, SG_DISPLS_BOTH);
+    CHECK_U64(sg_routine_by_name("MPI_Neighbor_alltoallw"), (uint64_t)-1);
     return check_exit();
 }
