@@ -15,15 +15,18 @@
  * run to the next), which a pair shares and the fastest blocks of
  * different moments do not. Messages are
  * B bytes of MPI_BYTE per rank and peer (v-routines: counts B, int
- * displacements i*B); reductions use MPI_BXOR. Rank 0 prints one line per
- * routine: name, bytes, bare us, protected us, ratio.
+ * displacements i*B); reductions use MPI_BXOR; the neighbourhood
+ * collectives run over a periodic ring of the ranks (two neighbours' blocks
+ * a side). Rank 0 prints one line per routine: name, bytes, bare us,
+ * protected us, ratio.
  *
  * --wrap (v-routines only): the protected call's blocks lie B + (2^31-1)/(P-1)
  * elements apart, so the last int displacement wraps while every gap stays
  * at most 2^31-1, the largest a recoverable layout has (Class D, which the layer
  * recovers and routes to a workaround: W3 on MPICH); the bare call moves
  * the same blocks packed, displacements i*B. The far layout is reserved
- * address space: only the blocks are touched. */
+ * address space: only the blocks are touched. (Not the neighbourhood
+ * collectives: their two blocks a side do not wrap so.) */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <mpi.h>
 #include <stdint.h>
@@ -53,6 +56,9 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
+/* The ring the neighbourhood collectives run over (main). */
+static MPI_Comm ring = MPI_COMM_NULL;
+
 /* One call of routine `r` moving `bytes` per rank and peer (Alltoallw:
  * `types`, MPI_BYTE for every block, so its byte displacements are
  * `displs`). */
@@ -64,7 +70,8 @@ static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *
                         .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
                         .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
                         .rdispls = displs, .sendtypes = types, .recvtypes = types,
-                        .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
+                        .op = MPI_BXOR, .root = 0,
+                        .comm = sg_routines[r].neighbours ? ring : MPI_COMM_WORLD,
                         .request = sg_is_nonblocking(r) ? request : NULL};
     if (!sg_routines[r].rooted)
         c.root = -1;
@@ -144,17 +151,20 @@ int main(int argc, char **argv)
     int rank, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    size_t total = (size_t)bytes * (size_t)procs;
+    int periodic = 1;
+    PMPI_Cart_create(MPI_COMM_WORLD, 1, &procs, &periodic, 0, &ring);
+    int blocks = procs > 2 ? procs : 2; /* a rank's, or the ring's two neighbours' */
+    size_t total = (size_t)bytes * (size_t)blocks;
     char *send = malloc(total), *recv = malloc(total);
-    int *counts = malloc((size_t)procs * sizeof *counts);
-    int *displs = malloc((size_t)procs * sizeof *displs);
-    MPI_Datatype *types = malloc((size_t)procs * sizeof *types);
+    int *counts = malloc((size_t)blocks * sizeof *counts);
+    int *displs = malloc((size_t)blocks * sizeof *displs);
+    MPI_Datatype *types = malloc((size_t)blocks * sizeof *types);
     double *ratios = malloc((size_t)reps * sizeof *ratios);
     if (!send || !recv || !counts || !displs || !types || !ratios)
         PMPI_Abort(MPI_COMM_WORLD, 3);
     memset(send, rank + 1, total);
     memset(recv, 0, total);
-    for (int i = 0; i < procs; i++) {
+    for (int i = 0; i < blocks; i++) {
         counts[i] = (int)bytes;
         displs[i] = (int)(i * bytes);
         types[i] = MPI_BYTE;
@@ -172,7 +182,8 @@ int main(int argc, char **argv)
     }
 
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        if (!listed(routines, sg_routines[r].name) || (wrap && !sg_routines[r].irregular))
+        if (!listed(routines, sg_routines[r].name) ||
+            (wrap && (!sg_routines[r].irregular || sg_routines[r].neighbours)))
             continue;
         MPI_Request request;
         struct sg_call c = make_call((enum sg_routine)r, (int)bytes, send, recv, counts, displs,
@@ -213,6 +224,7 @@ int main(int argc, char **argv)
     free(displs);
     free(types);
     free(ratios);
+    PMPI_Comm_free(&ring);
     MPI_Finalize();
     return 0;
 }
