@@ -1,5 +1,6 @@
-/* libscaleguard.so: the 26 MPI_* collectives, each checked by the detectors
- * and, when a trigger is reached, replaced by a workaround.
+/* libscaleguard.so: the MPI_* collectives of the rows (routines.h), each
+ * checked by the detectors and, when a trigger is reached, replaced by a
+ * workaround.
  *
  * Every rank must take the same path. Regular routines see everything they
  * need locally. Where only the root sees the counts (Gatherv, Scatterv), or

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate this platform's bounds INI for one MPI from real runs of the
-# tester: with --full, scaleguard-probe over all 32 collectives, both forms
+# tester: with --full, scaleguard-probe over all 40 collectives, both forms
 # and P = 2, 3, 4, its journal in results/probe-MPI (committed: a later run
 # resumes from it) and its report next to it; without it, on each of that
 # MPI's known scaling problems (DESIGN.md, "Facts measured on this
@@ -17,7 +17,7 @@ usage: scripts/probe-platform.sh --full [--spread] [--bin DIR] [--output FILE] [
                                  [--routine NAME] [--fresh] mpich|openmpi
        scripts/probe-platform.sh --help
 With --full, runs the tester (scaleguard-probe, s = 1, local launcher) on all
-32 collectives, each plain and in place (where it has that form), at P = 4, 3
+40 collectives, each plain and in place (where it has that form), at P = 4, 3
 and 2, doubling from n = 1, and writes the bounds INI; the journal goes to
 results/probe-MPI/state (default) and the report (scaleguard-report) to
 results/probe-MPI. Hours: run it alone on the machine, and again after a stop
@@ -153,8 +153,8 @@ fi
 shapes=()
 if ((full)); then
   readonly start_count=1 full_procs=2,3,4 full_forms=plain,inplace
-  shapes+=("all 32 routines, --forms $full_forms, --procs $full_procs${spread_args[*]:+, ${spread_args[*]}}")
-  echo "probe-platform: $mpi: all 32 routines, both forms, P=$full_procs${spread_args[*]:+ ${spread_args[*]}}, s=1 (state $state)"
+  shapes+=("all 40 routines, --forms $full_forms, --procs $full_procs${spread_args[*]:+, ${spread_args[*]}}")
+  echo "probe-platform: $mpi: all 40 routines, both forms, P=$full_procs${spread_args[*]:+ ${spread_args[*]}}, s=1 (state $state)"
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
     "${spread_args[@]}" --type-size 1 --output "$work" --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2

@@ -4,7 +4,7 @@
 #      PREFIX/<mpi> (default ./install);
 #   2. for each MPI, run the tester on this platform's known scaling problem
 #      (DESIGN.md; MPICH 4.0.2 MPI_Scatter, Open MPI 4.1.4 MPI_Reduce_scatter)
-#      and write configs/<host>-<mpi>.ini; with --full, on all 32 collectives,
+#      and write configs/<host>-<mpi>.ini; with --full, on all 40 collectives,
 #      plain and in place, at P = 4, 3 and 2 (scripts/probe-platform.sh --full:
 #      hours, not minutes);
 #   3. run an application that hits the problem (scaleguard-bench, which
@@ -24,7 +24,7 @@ installs both MPI trees under $SCALEGUARD_PREFIX/<mpi> (default ./install),
 runs the tester on each MPI's known scaling problem into
 configs/<host>-<mpi>.ini, then an application just past each bound without
 and with libscaleguard.so, and prints a summary.
-  --full   the tester on all 32 collectives, both forms, P = 4, 3, 2 (hours)
+  --full   the tester on all 40 collectives, both forms, P = 4, 3, 2 (hours)
 EOF
 }
 case ${1:-} in
@@ -84,7 +84,7 @@ for mpi in mpich openmpi; do
   ini=configs/$host-$mpi.ini
   read -r routine procs <<<"${probe_shape[$mpi]}"
   if ((full)); then
-    echo "run-main: $mpi: tester on all 32 collectives, both forms, P=4,3,2, s=1" \
+    echo "run-main: $mpi: tester on all 40 collectives, both forms, P=4,3,2, s=1" \
       "(log: build/$mpi/main-probe.log, report: build/$mpi/main-report)"
     scripts/probe-platform.sh --full --bin "$install/bin" --output "$ini" \
       --state "build/$mpi/main-state" --report "build/$mpi/main-report" "$mpi" \
