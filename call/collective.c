@@ -98,21 +98,21 @@ static uint64_t count_of(MPI_Count count) { return count > 0 ? (uint64_t)count :
 
 /* The count of one message on a side: a block's, the largest block's, or the
  * whole vector that Reduce_scatter reduces. */
-static uint64_t message_count(const struct sg_call_side *side, int procs, int rank)
+static uint64_t message_count(const struct sg_call_side *side, int rank)
 {
     uint64_t n = 0;
     switch (side->layout) {
     case SG_SIDE_SINGLE:
         return count_of(sg_single_count(side, rank));
     case SG_SIDE_V:
-        for (int i = 0; i < procs; i++)
+        for (int i = 0; i < side->blocks; i++)
             n = count_of(sg_count_at(side->counts, i)) > n ? count_of(sg_count_at(side->counts, i))
                                                             : n;
         return n;
     case SG_SIDE_PACKED:
         if (!sg_counts_given(side->counts))
-            return count_of(side->count) * (uint64_t)procs;
-        for (int i = 0; i < procs; i++)
+            return count_of(side->count) * (uint64_t)side->blocks;
+        for (int i = 0; i < side->blocks; i++)
             n += count_of(sg_count_at(side->counts, i));
         return n;
     default:
@@ -123,7 +123,7 @@ static uint64_t message_count(const struct sg_call_side *side, int procs, int ra
 /* Alltoallw's shape: its largest block in basic elements of the block's
  * own datatype, of either side (as the rank at its other end sees it too),
  * and the span of its datatypes' signature lengths. */
-static int w_shape(const struct sg_call_side *send, const struct sg_call_side *recv, int procs,
+static int w_shape(const struct sg_call_side *send, const struct sg_call_side *recv,
                    struct sg_shape *shape)
 {
     const struct sg_call_side *sides[2] = {send, recv};
@@ -133,7 +133,7 @@ static int w_shape(const struct sg_call_side *send, const struct sg_call_side *r
     for (int k = 0; k < 2; k++) {
         if (sides[k]->layout != SG_SIDE_W)
             continue;
-        for (int i = 0; i < procs; i++) {
+        for (int i = 0; i < sides[k]->blocks; i++) {
             int block_size;
             uint64_t block_elements;
             MPI_Count block = sg_count_at(sides[k]->counts, i);
@@ -167,20 +167,20 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     int procs, rank, err;
     if ((err = sg_comm_size_rank(c->comm, &procs, &rank)) != MPI_SUCCESS)
         return err;
-    *shape = (struct sg_shape){.procs = (uint64_t)procs, .rank = rank};
+    *shape = (struct sg_shape){.procs = (uint64_t)sg_call_procs(c, procs), .rank = rank};
     shape->is_root = c->root < 0 || c->root == rank;
 
     /* The side that describes the message on this rank: one of P blocks
      * where this rank has one (the receive side first), else its own block
      * (the receive side where it has one). */
     struct sg_call_side send, recv;
-    sg_call_sides(c, shape->is_root, &send, &recv);
+    sg_call_sides(c, shape->is_root, procs, &send, &recv);
     if (send.layout == SG_SIDE_W || recv.layout == SG_SIDE_W)
-        return w_shape(&send, &recv, procs, shape);
+        return w_shape(&send, &recv, shape);
     int recv_blocks = recv.layout >= SG_SIDE_REGULAR, send_blocks = send.layout >= SG_SIDE_REGULAR;
     const struct sg_call_side *side =
         recv_blocks || (!send_blocks && recv.layout != SG_SIDE_NONE) ? &recv : &send;
-    uint64_t n = message_count(side, procs, rank);
+    uint64_t n = message_count(side, rank);
     int size;
     uint64_t elements, other;
     if ((err = sg_type_measure(side->type, &size, &elements)) != MPI_SUCCESS)
@@ -188,7 +188,7 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
     if (recv.layout == SG_SIDE_V && send.layout == SG_SIDE_V) {
         /* Alltoallv: both rows, as the rank at a block's other end sees it
          * too, each in basic elements of its own datatype */
-        uint64_t sent = message_count(&send, procs, rank), sent_elements;
+        uint64_t sent = message_count(&send, rank), sent_elements;
         int sent_size;
         if ((err = sg_type_measure(send.type, &sent_size, &sent_elements)) != MPI_SUCCESS)
             return err;
@@ -217,7 +217,7 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape)
 int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *reach)
 {
     struct sg_call_side sides[2];
-    sg_call_sides(c, is_root, &sides[0], &sides[1]);
+    sg_call_sides(c, is_root, procs, &sides[0], &sides[1]);
     const struct sg_call_side *measured = NULL; /* the side whose type size and elements hold */
     uint64_t most = 0, elements = 0;
     int size = 0, err;
@@ -228,7 +228,7 @@ int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *rea
             (side->layout == SG_SIDE_SINGLE && sg_counts_given(side->counts)))
             continue;
         if (side->layout == SG_SIDE_W) { /* each block in its own datatype */
-            for (int b = 0; b < procs; b++) {
+            for (int b = 0; b < side->blocks; b++) {
                 uint64_t of_block = 0;
                 MPI_Count block = sg_count_at(side->counts, b);
                 if (block <= 0)
@@ -256,11 +256,11 @@ int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *rea
         if (elements == 0)
             continue;
         if (__builtin_add_overflow((uint64_t)size, elements - 1, &of_one) ||
-            __builtin_mul_overflow(message_count(side, procs, -1), of_one, &of_side))
+            __builtin_mul_overflow(message_count(side, -1), of_one, &of_side))
             of_side = UINT64_MAX;
         most = of_side > most ? of_side : most;
     }
-    if (__builtin_mul_overflow(most, (uint64_t)procs, reach))
+    if (__builtin_mul_overflow(most, (uint64_t)sg_call_procs(c, procs), reach))
         *reach = UINT64_MAX;
     return MPI_SUCCESS;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "foreign.h"
+#include "neighbours.h"
 #include "routines.h"
 #include "signature.h"
 
@@ -99,12 +100,12 @@ struct sg_call {
  * the forms with int counts only (the Fortran bindings' of mpif.h and the
  * mpi module). */
 #define SG_COLLECTIVES(X) SG_FAMILY_LIST(SG_COLLECTIVE_FORMS, X)
-#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, params_c, \
-                            args_c, ...)                                                       \
+#define SG_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi, params, args,  \
+                            params_c, args_c, ...)                                             \
     SG_FORM_LIST(SG_COLLECTIVE_FORM, X, b, i, params, args, params_c, args_c, __VA_ARGS__)
 #define SG_INT_COUNT_COLLECTIVES(X) SG_FAMILY_LIST(SG_INT_COUNT_COLLECTIVE_FORMS, X)
-#define SG_INT_COUNT_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, params, args, \
-                                      params_c, args_c, ...)                                   \
+#define SG_INT_COUNT_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi,       \
+                                      params, args, params_c, args_c, ...)                     \
     SG_COLLECTIVE_FORM(BLOCKING, 0, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__)  \
     SG_COLLECTIVE_FORM(NONBLOCKING, 1, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__)
 #define SG_COLLECTIVE_FORM(form, nonblocking, large, X, b, i, params, args, params_c, args_c,  \
@@ -214,7 +215,9 @@ int sg_call_invoke(const struct sg_entry_points *table, const struct sg_call *c)
 struct sg_call_side {
     enum sg_layout layout;
     int in_place;
-    MPI_Count count;   /* SINGLE, REGULAR, PACKED without counts */
+    int blocks;              /* REGULAR, V, W, PACKED: P, or the side's neighbours (the
+                              * row's `blocks`: 0 where the communicator has no topology) */
+    MPI_Count count;         /* SINGLE, REGULAR, PACKED without counts */
     struct sg_counts counts; /* V, PACKED (none: `count` each); SINGLE: none, or
                               * counts[rank] is the count (Reduce_scatter's result) */
     struct sg_displs_array displs; /* V (in extents of type), W (in bytes) */
@@ -222,18 +225,29 @@ struct sg_call_side {
     const MPI_Datatype *types; /* W */
 };
 
-static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg_call_side *send,
-                                 struct sg_call_side *recv)
+/* The sides of a call on a communicator of `procs` ranks (of the remote
+ * group of an intercommunicator). A neighbourhood collective's blocks are
+ * its topology's (neighbours.h), asked only for its rows. */
+static inline void sg_call_sides(const struct sg_call *c, int is_root, int procs,
+                                 struct sg_call_side *send, struct sg_call_side *recv)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     enum sg_in_place_side in_place = info->in_place_side;
     int in_place_here = !info->rooted || is_root;
-    *send = (struct sg_call_side){.layout = info->send, .count = c->sendcount,
-                                  .counts = c->sendcounts, .displs = c->sdispls,
-                                  .type = c->sendtype, .types = c->sendtypes};
-    *recv = (struct sg_call_side){.layout = info->recv, .count = c->recvcount,
-                                  .counts = c->recvcounts, .displs = c->rdispls,
-                                  .type = c->recvtype, .types = c->recvtypes};
+    int send_blocks = procs, recv_blocks = procs;
+    if (info->neighbours) {
+        const struct sg_neighbours *n = sg_comm_neighbours(c->comm);
+        send_blocks = n ? n->out : 0;
+        recv_blocks = n ? n->in : 0;
+    }
+    *send = (struct sg_call_side){.layout = info->send, .blocks = send_blocks,
+                                  .count = c->sendcount, .counts = c->sendcounts,
+                                  .displs = c->sdispls, .type = c->sendtype,
+                                  .types = c->sendtypes};
+    *recv = (struct sg_call_side){.layout = info->recv, .blocks = recv_blocks,
+                                  .count = c->recvcount, .counts = c->recvcounts,
+                                  .displs = c->rdispls, .type = c->recvtype,
+                                  .types = c->recvtypes};
     if (send->layout == SG_SIDE_SINGLE)
         send->counts = (struct sg_counts){0};
     if (send->layout == SG_SIDE_PACKED) { /* blocks the size of each rank's result */
@@ -254,6 +268,18 @@ static inline void sg_call_sides(const struct sg_call *c, int is_root, struct sg
             *may = (struct sg_call_side){0};
         may->in_place = 1;
     }
+}
+
+/* The P of a call's triggers (DESIGN.md "Notation") on a communicator of
+ * `procs` ranks: procs, or of a neighbourhood collective the most blocks a
+ * rank of the communicator holds on a side (neighbours.h; 0 where the
+ * communicator has no topology). */
+static inline int sg_call_procs(const struct sg_call *c, int procs)
+{
+    if (!sg_routines[c->routine].neighbours)
+        return procs;
+    const struct sg_neighbours *n = sg_comm_neighbours(c->comm);
+    return n ? n->most : 0;
 }
 
 /* The count of a SINGLE side on this rank: `count`, or counts[rank] where
@@ -374,7 +400,9 @@ static inline int sg_comm_test_inter(MPI_Comm comm, int *inter)
  * datatype this rank passes (its sides without MPI_IN_PLACE), which the
  * v-routines' ranks compare (plan_agreement.c); `count` and `size`
  * are n and s as the MPI itself sees them on this rank, in elements of that
- * datatype. Returns an MPI error code. */
+ * datatype. A neighbourhood collective's blocks are its neighbours, and its
+ * P the most any rank holds on a side (sg_call_procs). Returns an MPI error
+ * code. */
 struct sg_shape {
     uint64_t n;
     uint64_t s;
@@ -390,7 +418,8 @@ int sg_call_shape(const struct sg_call *c, struct sg_shape *shape);
 /* An upper bound of every trigger value of the call on this rank (n, n P,
  * s n and s n P of DESIGN.md "Notation", in basic elements) that needs
  * neither the shape nor this rank's rank: what the hot path compares with
- * the smallest bound. Returns an MPI error code. */
+ * the smallest bound. `procs`: the communicator's size. Returns an MPI
+ * error code. */
 int sg_call_reach(const struct sg_call *c, int procs, int is_root, uint64_t *reach);
 
 #endif

@@ -168,13 +168,13 @@ static void describe_side(const struct sg_call_side *s, struct sg_check_side *ou
 
 /* c's sides on this rank as the checks read them, and its facts but the
  * signatures. */
-static void sides_of(const struct sg_call *c, uint64_t call_number, int rank,
+static void sides_of(const struct sg_call *c, uint64_t call_number, int procs, int rank,
                      struct sg_call_side *send, struct sg_call_side *recv,
                      struct sg_check_facts *facts)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     int is_root = !info->rooted || c->root == rank;
-    sg_call_sides(c, is_root, send, recv);
+    sg_call_sides(c, is_root, procs, send, recv);
     *facts = (struct sg_check_facts){.routine = (int32_t)c->routine,
                                      .root = info->rooted ? c->root : -1,
                                      .op = info->reduction ? sg_check_op_index(c->op) : 0,
@@ -209,9 +209,21 @@ static void sides_of(const struct sg_call *c, uint64_t call_number, int rank,
                    (info->send == SG_SIDE_PACKED && sg_counts_given(c->recvcounts));
 }
 
-/* The sum over this rank's blocks of a routine with counts per rank: each
- * sent block's hash less each received one's; each block also into
- * to[j] / from[j] where those are not NULL. -1: a negative count. */
+/* The rank at the other end of block j of a side: j, or a neighbourhood
+ * collective's neighbour (neighbours.h; MPI_PROC_NULL: a block nothing
+ * moves). */
+static int peer_of(const struct sg_call *c, int d, int j)
+{
+    if (!sg_routines[c->routine].neighbours)
+        return j;
+    const struct sg_neighbours *n = sg_comm_neighbours(c->comm);
+    return n == NULL ? MPI_PROC_NULL : d == 0 ? n->destinations[j] : n->sources[j];
+}
+
+/* The sum over this rank's blocks of a routine with counts per rank (or
+ * per neighbour): each sent block's hash less each received one's; each
+ * block also into to[peer] / from[peer] where those are not NULL. -1: a
+ * negative count. */
 static int pair_sum(const struct sg_call *c, const struct sg_call_side *send,
                     const struct sg_call_side *recv, const struct sg_check_facts *facts,
                     int rank, int procs, uint64_t *sum, struct sg_check_block *to,
@@ -229,17 +241,19 @@ static int pair_sum(const struct sg_call *c, const struct sg_call_side *send,
             continue;
         /* a rooted routine's SINGLE side meets the root's alone */
         int all = !info->rooted || sides[d]->layout != SG_SIDE_SINGLE;
-        for (int j = all ? 0 : c->root; j < (all ? procs : c->root + 1); j++) {
+        int end = !all ? c->root + 1 : info->neighbours ? sides[d]->blocks : procs;
+        for (int j = all ? 0 : c->root; j < end; j++) {
             struct sg_signature sig;
-            if (skip_self && j == rank)
+            int peer = peer_of(c, d, j);
+            if ((skip_self && j == rank) || peer == MPI_PROC_NULL)
                 continue;
             int64_t count = count_for(sides[d], j, rank);
             if (peer_block_signature(sides[d], described[d], j, count, &sig) != 0)
                 return -1;
-            uint64_t h = d == 0 ? pair_hash(rank, j, sig) : pair_hash(j, rank, sig);
+            uint64_t h = d == 0 ? pair_hash(rank, peer, sig) : pair_hash(peer, rank, sig);
             *sum += d == 0 ? h : -h;
             if (blocks[d] != NULL)
-                blocks[d][j] = (struct sg_check_block){count, sig.hash, sig.count};
+                blocks[d][peer] = (struct sg_check_block){count, sig.hash, sig.count};
         }
     }
     return 0;
@@ -251,7 +265,7 @@ static int measure(const struct sg_call *c, uint64_t call_number, int procs, int
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     struct sg_call_side send, recv;
-    sides_of(c, call_number, rank, &send, &recv, facts);
+    sides_of(c, call_number, procs, rank, &send, &recv, facts);
     /* MPI_IN_PLACE on every rank or on none (routines.h: in_place_alike). */
     int every_rank_alike = info->in_place_alike;
     uint64_t how = (uint64_t)(uint32_t)facts->root << 8 | (uint64_t)facts->op;
@@ -430,7 +444,7 @@ static int judge_oldest(struct comm_checks *cc, const struct sg_call *last, uint
             uint64_t sum;
             for (int j = 0; j < 2 * procs; j++)
                 blocks[j].count = -1;
-            sides_of(c, r->facts.call, rank, &send, &recv, &again);
+            sides_of(c, r->facts.call, procs, rank, &send, &recv, &again);
             again.send.type_signature = r->facts.send.type_signature;
             again.recv.type_signature = r->facts.recv.type_signature;
             pair_sum(c, &send, &recv, &again, rank, procs, &sum, blocks, blocks + procs);

@@ -54,14 +54,17 @@ static const char usage[] =
     "         n_s found at (TYPE_SIZE, PROCS). RUNS_2P and RUNS_2S are the outcomes of\n"
     "         the verification runs at (s, 2P) and (2s, P), four letters p (passed),\n"
     "         f (failed) or - (not run), at n_s/2, (n_s+delta)/2, n_s, n_s+delta.\n"
-    "routines prints the 32 collectives a bounds file may name, one per line, each\n"
+    "routines prints the 40 collectives a bounds file may name, one per line, each\n"
     "         followed by 'irregular' (a v-routine, Class D possible) or 'regular',\n"
     "         by 'in-place' (it takes MPI_IN_PLACE) or 'no-in-place', by the\n"
     "         layouts of its sides, send=L recv=L, each none, single (one block),\n"
     "         regular (P blocks), v (P blocks at displacements) or packed (P blocks\n"
     "         of the whole vector that Reduce_scatter reduces), and by what it\n"
     "         reduces=R: none (it moves data), to-root, to-all, scattered, prefix\n"
-    "         (Scan) or exclusive-prefix (Exscan).\n"
+    "         (Scan) or exclusive-prefix (Exscan), and by whose blocks its sides of\n"
+    "         blocks hold, blocks=ranks (P) or neighbours (the in-neighbours' on\n"
+    "         the receive side, the out-neighbours' on the send side: the\n"
+    "         neighbourhood collectives).\n"
     "\n"
     "Exit status: 0 success, 1 invalid file or failed replace, 2 usage error.\n";
 
@@ -341,11 +344,12 @@ int main(int argc, char **argv)
                                               [SG_REDUCES_EXCLUSIVE_PREFIX] =
                                                   "exclusive-prefix"};
         for (int r = 0; r < SG_ROUTINE_COUNT; r++)
-            printf("%s %s %s send=%s recv=%s reduces=%s\n", sg_routines[r].name,
+            printf("%s %s %s send=%s recv=%s reduces=%s blocks=%s\n", sg_routines[r].name,
                    sg_routines[r].irregular ? "irregular" : "regular",
                    sg_routines[r].in_place ? "in-place" : "no-in-place",
                    layouts[sg_routines[r].send], layouts[sg_routines[r].recv],
-                   reduces[sg_routines[r].reduces]);
+                   reduces[sg_routines[r].reduces],
+                   sg_routines[r].neighbours ? "neighbours" : "ranks");
         return 0;
     }
     fprintf(stderr, "scaleguard-ini: unknown command '%s'\n%s", argv[1], usage);

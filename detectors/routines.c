@@ -11,14 +11,16 @@
      SG_REDUCES_##reduces == SG_REDUCES_EXCLUSIVE_PREFIX)
 
 const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
-#define SG_ROUTINE_INFO(name_, send_, recv_, in_place_, rooted_, reduces_, v_form_)             \
+#define SG_ROUTINE_INFO(name_, send_, recv_, in_place_, rooted_, reduces_, blocks_, v_form_)    \
     {.name = #name_,                                                                            \
      .send = SG_SIDE_##send_,                                                                   \
      .recv = SG_SIDE_##recv_,                                                                   \
      .in_place_side = SG_IN_PLACE_##in_place_,                                                  \
      .rooted = rooted_,                                                                         \
      .reduces = SG_REDUCES_##reduces_,                                                          \
+     .blocks = SG_BLOCKS_##blocks_,                                                             \
      .v_form = SG_##v_form_,                                                                    \
+     .neighbours = SG_BLOCKS_##blocks_ == SG_BLOCKS_NEIGHBOURS,                                 \
      .reduction = SG_REDUCES_##reduces_ != SG_REDUCES_NONE,                                     \
      .prefix = SG_IS_PREFIX(reduces_),                                                          \
      .in_place_alike =                                                                          \
@@ -31,7 +33,8 @@ const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
                                                   : SG_KNOWS_OWN,                               \
      .global_buffer =                                                                           \
          SG_HAS_BLOCKS(send_) || SG_HAS_BLOCKS(recv_) ? SG_GLOBAL_SNP : SG_GLOBAL_SN,         \
-     .pairwise = SG_HAS_BLOCKS(send_) && SG_HAS_BLOCKS(recv_)},
+     .pairwise = SG_HAS_BLOCKS(send_) && SG_HAS_BLOCKS(recv_) &&                               \
+                 SG_BLOCKS_##blocks_ == SG_BLOCKS_RANKS},
     SG_ROUTINE_LIST(SG_ROUTINE_INFO)
 #undef SG_ROUTINE_INFO
 };

@@ -28,6 +28,17 @@
  *                  rank 0's receive buffer is left undefined). A reduction's
  *                  in-place side keeps its layout: its data are in the
  *                  receive buffer
+ *   blocks         whose blocks a side of blocks holds (enum sg_blocks without
+ *                  SG_BLOCKS_): RANKS, one per rank of the communicator (of
+ *                  the remote group of an intercommunicator), or NEIGHBOURS,
+ *                  one per neighbour of its virtual topology (MPI 4.0, 7.6):
+ *                  the receive side's one per in-neighbour, the send side's
+ *                  one per out-neighbour, in the order MPI_Dist_graph_neighbors,
+ *                  MPI_Cart_shift (each dimension's -1 then +1 neighbour) and
+ *                  MPI_Graph_neighbors give, an MPI_PROC_NULL neighbour (a
+ *                  non-periodic edge) and a repeated one each holding their
+ *                  block (call/neighbours.c). The neighbourhood collectives
+ *                  take no MPI_IN_PLACE and no root
  *   v_form, ...    the routine with counts and displacements per rank that
  *                  moves the same blocks (Scatter: Scatterv), in both forms,
  *                  or the family itself where there is none
@@ -44,6 +55,9 @@
  *                  these
  *   initialisers   how the parameters fill a struct sg_call, the same for
  *                  every form (an array through SG_COUNTS or SG_DISPLS)
+ * MPI_Neighbor_alltoallw is not a row yet: its int form has int counts with
+ * MPI_Aint displacements (they cannot wrap: no Class D), a pair no array
+ * of struct sg_call holds.
  * The C wrappers, the replay through PMPI and the Fortran entry points
  * (their names: protect/CMakeLists.txt reads the first three words of each
  * row) are made from these; the signature columns need <mpi.h> only where
@@ -62,14 +76,14 @@
 #include <stddef.h>
 
 #define SG_FAMILY_LIST(F, X)                                                                   \
-    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, NONE, Bcast, Ibcast,                            \
+    F(X, Bcast, Ibcast, NONE, SINGLE, NONE, 1, NONE, RANKS, Bcast, Ibcast,                     \
       (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),               \
       (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                               \
       (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),         \
       (c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm),                               \
       .sendbuf = buffer, .recvbuf = buffer, .sendcount = count, .recvcount = count,            \
       .sendtype = datatype, .recvtype = datatype, .root = root, .comm = comm)                  \
-    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,               \
+    F(X, Scatter, Iscatter, REGULAR, SINGLE, RECV, 1, NONE, RANKS, Scatterv, Iscatterv,        \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                         \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
@@ -80,7 +94,7 @@
        c->comm),                                                                               \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
       .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                \
-    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, NONE, Scatterv, Iscatterv,                   \
+    F(X, Scatterv, Iscatterv, V, SINGLE, RECV, 1, NONE, RANKS, Scatterv, Iscatterv,            \
       (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),          \
       (c->sendbuf, c->sendcounts.of_int, c->sdispls.of_int, c->sendtype, c->recvbuf,           \
@@ -93,7 +107,7 @@
       .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(displs),   \
       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,  \
       .root = root, .comm = comm)                                                              \
-    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, NONE, Gatherv, Igatherv,                   \
+    F(X, Gather, Igather, SINGLE, REGULAR, SEND, 1, NONE, RANKS, Gatherv, Igatherv,            \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                         \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root,  \
@@ -104,7 +118,7 @@
        c->comm),                                                                               \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
       .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm)                \
-    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, NONE, Gatherv, Igatherv,                       \
+    F(X, Gatherv, Igatherv, SINGLE, V, SEND, 1, NONE, RANKS, Gatherv, Igatherv,                \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,            \
        MPI_Comm comm),                                                                         \
@@ -118,7 +132,8 @@
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
       .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(displs), .recvtype = recvtype, \
       .root = root, .comm = comm)                                                              \
-    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, NONE, Allgatherv, Iallgatherv,       \
+    F(X, Allgather, Iallgather, SINGLE, REGULAR, SEND, 0, NONE, RANKS,                         \
+      Allgatherv, Iallgatherv,                                                                 \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
        int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                   \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
@@ -127,7 +142,7 @@
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
       .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
-    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, NONE, Allgatherv, Iallgatherv,           \
+    F(X, Allgatherv, Iallgatherv, SINGLE, V, SEND, 0, NONE, RANKS, Allgatherv, Iallgatherv,    \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),      \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.of_int,                \
@@ -140,7 +155,7 @@
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
       .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(displs), .recvtype = recvtype, \
       .root = -1, .comm = comm)                                                                \
-    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, NONE, Alltoallv, Ialltoallv,          \
+    F(X, Alltoall, Ialltoall, REGULAR, REGULAR, SEND, 0, NONE, RANKS, Alltoallv, Ialltoallv,   \
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
        int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                   \
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
@@ -149,7 +164,7 @@
       (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
       .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
       .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
-    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, NONE, Alltoallv, Ialltoallv,                    \
+    F(X, Alltoallv, Ialltoallv, V, V, SEND, 0, NONE, RANKS, Alltoallv, Ialltoallv,             \
       (const void *sendbuf, const int sendcounts[], const int sdispls[],                       \
        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],      \
        MPI_Datatype recvtype, MPI_Comm comm),                                                  \
@@ -163,7 +178,7 @@
       .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(sdispls),  \
       .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = SG_COUNTS(recvcounts),           \
       .rdispls = SG_DISPLS(rdispls), .recvtype = recvtype, .root = -1, .comm = comm)           \
-    F(X, Alltoallw, Ialltoallw, W, W, SEND, 0, NONE, Alltoallw, Ialltoallw,                    \
+    F(X, Alltoallw, Ialltoallw, W, W, SEND, 0, NONE, RANKS, Alltoallw, Ialltoallw,             \
       (const void *sendbuf, const int sendcounts[], const int sdispls[],                       \
        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],                  \
        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),                    \
@@ -178,7 +193,7 @@
       .sendtypes = sendtypes, .sendtype = MPI_DATATYPE_NULL, .recvbuf = recvbuf,               \
       .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(rdispls),                      \
       .recvtypes = recvtypes, .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = comm)         \
-    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, TO_ROOT, Reduce, Ireduce,                   \
+    F(X, Reduce, Ireduce, SINGLE, SINGLE, SEND, 1, TO_ROOT, RANKS, Reduce, Ireduce,            \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
        int root, MPI_Comm comm),                                                               \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),            \
@@ -187,7 +202,7 @@
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->root, c->comm),            \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = root, .comm = comm)        \
-    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, TO_ALL, Allreduce, Iallreduce,        \
+    F(X, Allreduce, Iallreduce, SINGLE, SINGLE, SEND, 0, TO_ALL, RANKS, Allreduce, Iallreduce, \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
        MPI_Comm comm),                                                                         \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
@@ -196,8 +211,8 @@
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
-    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, SCATTERED, Reduce_scatter,  \
-      Ireduce_scatter,                                                                         \
+    F(X, Reduce_scatter, Ireduce_scatter, PACKED, SINGLE, SEND, 0, SCATTERED, RANKS,           \
+      Reduce_scatter, Ireduce_scatter,                                                         \
       (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,      \
        MPI_Op op, MPI_Comm comm),                                                              \
       (c->sendbuf, c->recvbuf, c->recvcounts.of_int, c->sendtype, c->op, c->comm),             \
@@ -207,7 +222,7 @@
       .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = SG_COUNTS(recvcounts),             \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
     F(X, Reduce_scatter_block, Ireduce_scatter_block, PACKED, SINGLE, SEND, 0, SCATTERED,      \
-      Reduce_scatter, Ireduce_scatter,                                                         \
+      RANKS, Reduce_scatter, Ireduce_scatter,                                                  \
       (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,    \
        MPI_Comm comm),                                                                         \
       (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                     \
@@ -216,7 +231,7 @@
       (c->sendbuf, c->recvbuf, c->recvcount, c->sendtype, c->op, c->comm),                     \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = recvcount, .recvcount = recvcount,  \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
-    F(X, Scan, Iscan, SINGLE, SINGLE, SEND, 0, PREFIX, Scan, Iscan,                            \
+    F(X, Scan, Iscan, SINGLE, SINGLE, SEND, 0, PREFIX, RANKS, Scan, Iscan,                     \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
        MPI_Comm comm),                                                                         \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
@@ -225,7 +240,7 @@
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
       .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
-    F(X, Exscan, Iexscan, SINGLE, SINGLE, SEND, 0, EXCLUSIVE_PREFIX, Exscan, Iexscan,          \
+    F(X, Exscan, Iexscan, SINGLE, SINGLE, SEND, 0, EXCLUSIVE_PREFIX, RANKS, Exscan, Iexscan,   \
       (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,        \
        MPI_Comm comm),                                                                         \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
@@ -233,7 +248,56 @@
        MPI_Comm comm),                                                                         \
       (c->sendbuf, c->recvbuf, c->sendcount, c->sendtype, c->op, c->comm),                     \
       .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .recvcount = count,          \
-      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)
+      .sendtype = datatype, .recvtype = datatype, .op = op, .root = -1, .comm = comm)          \
+    F(X, Neighbor_allgather, Ineighbor_allgather, SINGLE, REGULAR, NONE, 0, NONE, NEIGHBOURS,  \
+      Neighbor_allgatherv, Ineighbor_allgatherv,                                               \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                   \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),                             \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
+    F(X, Neighbor_allgatherv, Ineighbor_allgatherv, SINGLE, V, NONE, 0, NONE, NEIGHBOURS,      \
+      Neighbor_allgatherv, Ineighbor_allgatherv,                                               \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),      \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.of_int,                \
+       c->rdispls.of_int, c->recvtype, c->comm),                                               \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,           \
+       MPI_Comm comm),                                                                         \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts.wide, c->rdispls.wide, \
+       c->recvtype, c->comm),                                                                  \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(displs), .recvtype = recvtype, \
+      .root = -1, .comm = comm)                                                                \
+    F(X, Neighbor_alltoall, Ineighbor_alltoall, REGULAR, REGULAR, NONE, 0, NONE, NEIGHBOURS,   \
+      Neighbor_alltoallv, Ineighbor_alltoallv,                                                 \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,               \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                   \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,         \
+       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),                             \
+      (c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm), \
+      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,    \
+      .recvcount = recvcount, .recvtype = recvtype, .root = -1, .comm = comm)                  \
+    F(X, Neighbor_alltoallv, Ineighbor_alltoallv, V, V, NONE, 0, NONE, NEIGHBOURS,             \
+      Neighbor_alltoallv, Ineighbor_alltoallv,                                                 \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                       \
+       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],      \
+       MPI_Datatype recvtype, MPI_Comm comm),                                                  \
+      (c->sendbuf, c->sendcounts.of_int, c->sdispls.of_int, c->sendtype, c->recvbuf,           \
+       c->recvcounts.of_int, c->rdispls.of_int, c->recvtype, c->comm),                         \
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],            \
+       MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],                     \
+       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm),                        \
+      (c->sendbuf, c->sendcounts.wide, c->sdispls.wide, c->sendtype, c->recvbuf,               \
+       c->recvcounts.wide, c->rdispls.wide, c->recvtype, c->comm),                             \
+      .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(sdispls),  \
+      .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = SG_COUNTS(recvcounts),           \
+      .rdispls = SG_DISPLS(rdispls), .recvtype = recvtype, .root = -1, .comm = comm)
 
 /* The forms of every family, in enum order within it: SG_FORM_LIST(Y, ...)
  * expands Y(FORM, nonblocking, large, ...) for each, where
@@ -282,14 +346,15 @@ enum sg_form {
 #define SG_FORM_BIT_large(form, nonblocking, large) | (large << SG_FORM_##form)
 
 /* SG_ROUTINE_LIST(X) expands X(name, send, recv, in_place_side, rooted,
- * reduces, v_form) for each routine, e.g.
+ * reduces, blocks, v_form) for each routine, e.g.
  * X(MPI_Igatherv, SINGLE, V, ..., MPI_Igatherv), in enum order: each
  * family's forms, in the order of SG_FORM_LIST. */
 #define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
-#define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, vb, vi, ...)                        \
-    SG_FORM_LIST(SG_ROUTINE_FORM, X, b, i, send, recv, ip, root, red, vb, vi)
-#define SG_ROUTINE_FORM(form, nonblocking, large, X, b, i, send, recv, ip, root, red, vb, vi)   \
-    SG_EXPANDED(X, SG_FORM_NAME(MPI_, form, b, i), send, recv, ip, root, red,                  \
+#define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi, ...)                \
+    SG_FORM_LIST(SG_ROUTINE_FORM, X, b, i, send, recv, ip, root, red, blocks, vb, vi)
+#define SG_ROUTINE_FORM(form, nonblocking, large, X, b, i, send, recv, ip, root, red, blocks, vb, \
+                        vi)                                                                     \
+    SG_EXPANDED(X, SG_FORM_NAME(MPI_, form, b, i), send, recv, ip, root, red, blocks,          \
                 SG_FORM_NAME(MPI_, form, vb, vi))
 /* X(arguments), each argument macro-expanded first (a name made by
  * SG_FORM_NAME, which X may paste). */
@@ -300,7 +365,8 @@ enum sg_layout {
     SG_SIDE_NONE,    /* no buffer (Bcast's send side), or not on this rank, or MPI_IN_PLACE */
     SG_SIDE_SINGLE,  /* one block: count elements (or counts[rank], where the side has
                       * counts: Reduce_scatter's result) */
-    SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count */
+    SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count (P: or the
+                      * side's neighbours, the row's `blocks`) */
     SG_SIDE_V,       /* P blocks: counts[i] elements at displs[i] */
     SG_SIDE_W,       /* P blocks: counts[i] elements of types[i] at displs[i] bytes
                       * (Alltoallw): a V side in bytes, with a datatype per block */
@@ -324,6 +390,8 @@ enum sg_reduces {
     SG_REDUCES_PREFIX,           /* on rank r, the reduction over ranks 0..r */
     SG_REDUCES_EXCLUSIVE_PREFIX, /* over ranks 0..r-1; rank 0's result undefined */
 };
+/* Whose blocks a side of blocks holds (the row's `blocks`). */
+enum sg_blocks { SG_BLOCKS_RANKS, SG_BLOCKS_NEIGHBOURS };
 /* Table V: s*n bytes, or s*n*P (a side of P blocks of n) */
 enum sg_global_buffer { SG_GLOBAL_SN, SG_GLOBAL_SNP };
 
@@ -340,8 +408,10 @@ struct sg_routine_info {
     enum sg_in_place_side in_place_side;
     int rooted;
     enum sg_reduces reduces;
+    enum sg_blocks blocks;
     enum sg_routine v_form;
     /* derived from the above */
+    int neighbours; /* blocks NEIGHBOURS: a side's blocks are the topology's (neighbours.h) */
     int reduction; /* reduces other than NONE */
     /* a prefix (PREFIX, EXCLUSIVE_PREFIX): each rank's result depends on the
      * ranks' order, and each rank's MPI_IN_PLACE is its own (the standard
@@ -352,7 +422,9 @@ struct sg_routine_info {
     int irregular, in_place; /* displs and in_place_side other than NONE */
     enum sg_knows knows;
     enum sg_global_buffer global_buffer;
-    int pairwise; /* blocks on both sides: rank r's block for i meets i's for r (Alltoall(v,w)) */
+    int pairwise; /* blocks on both sides: rank r's block for i meets i's for r (Alltoall(v,w));
+                   * not of neighbours, whose block for neighbour i lands where i's
+                   * topology puts it */
 };
 
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];

@@ -5,7 +5,7 @@
  *
  *  - MPICH 4.0.2 (libmpichfort.so): mpif.h and `use mpi` (mpi_gatherv_ and
  *    its aliases) and `use mpi_f08` (mpi_gatherv_f08ts_, through
- *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 32 collectives: the C
+ *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 40 collectives: the C
  *    wrappers of protect.c see Fortran callers as they are, once. Only
  *    mpi_f08's MPI_Finalize (mpi_finalize_f08_) calls PMPI_Finalize, which
  *    skips the layer's MPI_Finalize summary, and its MPI_Init and
@@ -21,7 +21,7 @@
  *    arguments and calls PMPI_Gatherv directly. `use mpi_f08`
  *    (libmpi_usempif08.so: mpi_gatherv_f08_) calls ompi_gatherv_f through
  *    its PLT. So the C wrappers never see a Fortran caller. This file
- *    defines, for each of the 32 collectives, MPI_Init, MPI_Init_thread and
+ *    defines, for each of the 40 collectives, MPI_Init, MPI_Init_thread and
  *    MPI_Finalize, ompi_<name>_f
  *    (which catches mpi_f08) and the four names of mpif.h (which catch
  *    mpif.h and `use mpi`: the aliases inside libmpi_mpifh.so are the same

@@ -1,5 +1,6 @@
-/* libscaleguard.so: the MPI_* collectives of SG_FAMILY_LIST, each checked by the detectors
- * and, when a trigger is reached, replaced by a workaround.
+/* libscaleguard.so: the MPI_* collectives of the rows (routines.h), each
+ * checked by the detectors and, when a trigger is reached, replaced by a
+ * workaround.
  *
  * Every rank must take the same path. Regular routines see everything they
  * need locally. Where only the root sees the counts (Gatherv, Scatterv), or
@@ -54,6 +55,7 @@ static atomic_flag left_once[SG_ROUTINE_COUNT][LEFT_REASONS] = {
 /* ---- Class D ------------------------------------------------------------ */
 
 struct displs_view {
+    int blocks; /* P, or the side's neighbours (routines.h: `blocks`) */
     const int *counts, *displs; /* an int form's, which Class D scans */
     struct sg_displs_array given; /* either form's, widened for the workarounds */
     const MPI_Datatype *types; /* Alltoallw's: displacements in bytes */
@@ -61,14 +63,15 @@ struct displs_view {
     int corrupted;
 };
 
-/* The displacement arrays this rank holds: none off the root of Gatherv and
- * Scatterv, where they are insignificant (and may be junk), nor on a side
- * given as MPI_IN_PLACE, nor of a large-count form (the int arrays alone:
- * MPI_Aint displacements cannot wrap, so Class D cannot occur). (What
- * sg_call_sides says of the V sides, read straight from the call: the
- * Class D scan is on the hot path.) */
+/* The displacement arrays this rank holds, on a communicator of `procs`
+ * ranks: none off the root of Gatherv and Scatterv, where they are
+ * insignificant (and may be junk), nor on a side given as MPI_IN_PLACE, nor
+ * of a large-count form (the int arrays alone: MPI_Aint displacements cannot
+ * wrap, so Class D cannot occur); a neighbourhood collective's have an entry
+ * per neighbour (neighbours.h). (What sg_call_sides says of the V sides,
+ * read straight from the call: the Class D scan is on the hot path.) */
 static inline __attribute__((always_inline)) void
-held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
+held_displs(const struct sg_call *c, int is_root, int procs, struct displs_view *recv,
             struct displs_view *send)
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
@@ -76,17 +79,25 @@ held_displs(const struct sg_call *c, int is_root, struct displs_view *recv,
     *send = (struct displs_view){0};
     if (info->rooted && !is_root) /* a rooted routine's V side is the root's */
         return;
+    int recv_blocks = procs, send_blocks = procs;
+    if (info->neighbours) {
+        const struct sg_neighbours *n = sg_comm_neighbours(c->comm);
+        recv_blocks = n ? n->in : 0;
+        send_blocks = n ? n->out : 0;
+    }
     if ((info->displs & SG_DISPLS_RECV) && c->recvbuf != MPI_IN_PLACE)
-        *recv = (struct displs_view){.counts = c->recvcounts.of_int, .displs = c->rdispls.of_int,
-                                     .given = c->rdispls, .types = c->recvtypes};
+        *recv = (struct displs_view){.blocks = recv_blocks, .counts = c->recvcounts.of_int,
+                                     .displs = c->rdispls.of_int, .given = c->rdispls,
+                                     .types = c->recvtypes};
     if ((info->displs & SG_DISPLS_SEND) && c->sendbuf != MPI_IN_PLACE)
-        *send = (struct displs_view){.counts = c->sendcounts.of_int, .displs = c->sdispls.of_int,
-                                     .given = c->sdispls, .types = c->sendtypes};
+        *send = (struct displs_view){.blocks = send_blocks, .counts = c->sendcounts.of_int,
+                                     .displs = c->sdispls.of_int, .given = c->sdispls,
+                                     .types = c->sendtypes};
 }
 
-static inline __attribute__((always_inline)) int suspicious(const struct displs_view *v, int procs)
+static inline __attribute__((always_inline)) int suspicious(const struct displs_view *v)
 {
-    return v->displs != NULL && sg_displs_suspicious(v->counts, v->displs, (size_t)procs);
+    return v->displs != NULL && sg_displs_suspicious(v->counts, v->displs, (size_t)v->blocks);
 }
 
 /* Whether a displacement array this rank holds looks wrapped. */
@@ -94,8 +105,8 @@ static inline __attribute__((always_inline)) int
 held_displs_suspicious(const struct sg_call *c, int procs, int is_root)
 {
     struct displs_view recv, send;
-    held_displs(c, is_root, &recv, &send);
-    return suspicious(&recv, procs) || suspicious(&send, procs);
+    held_displs(c, is_root, procs, &recv, &send);
+    return suspicious(&recv) || suspicious(&send);
 }
 
 /* ---- The wrappers ------------------------------------------------------- */
@@ -133,6 +144,8 @@ static inline int64_t counts_total(const struct sg_call *c, int procs)
     return total;
 }
 
+/* (A neighbourhood's P, the most blocks a rank holds, stands for the
+ * communicator's size: it is what the call's reach follows.) */
 static inline struct quiet_call quiet_call_of(const struct sg_call *c, int procs, int is_root)
 {
     return (struct quiet_call){c->sendtype,
@@ -140,7 +153,7 @@ static inline struct quiet_call quiet_call_of(const struct sg_call *c, int procs
                                counts_total(c, procs),
                                c->sendcount,
                                c->recvcount,
-                               procs,
+                               sg_call_procs(c, procs),
                                is_root | (c->sendbuf == MPI_IN_PLACE) << 1 |
                                    (c->recvbuf == MPI_IN_PLACE) << 2};
 }
@@ -183,7 +196,7 @@ static inline __attribute__((always_inline)) int passes_at_once(const struct sg_
     enum sg_pass pass = pass_of(c->routine);
     int inter = 0, procs, rank = -1;
     if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS ||
-        sg_comm_size_rank_held(c->comm, &procs, &rank))
+        (!sg_routines[c->routine].neighbours && sg_comm_size_rank_held(c->comm, &procs, &rank)))
         return 0;
     /* a v-routine's arrays have an entry per rank of the remote group */
     if ((pass == SG_PASS_UNWRAPPED &&
@@ -195,12 +208,15 @@ static inline __attribute__((always_inline)) int passes_at_once(const struct sg_
 
 /* passes_at_once's answer where it needs no call: every call of a routine
  * that nothing can trigger, and the others' on MPI_COMM_WORLD or
- * MPI_COMM_SELF (whose size and rank the layer holds). */
+ * MPI_COMM_SELF (whose size and rank the layer holds), but a
+ * neighbourhood collective's, whose blocks are its communicator's topology. */
 static inline __attribute__((always_inline)) int passes_at_entry(const struct sg_call *c)
 {
     enum sg_pass pass = pass_of(c->routine);
     if (pass == SG_PASS_NEVER || pass == SG_PASS_ALWAYS)
         return pass == SG_PASS_ALWAYS;
+    if (sg_routines[c->routine].neighbours)
+        return 0;
     int procs, rank;
     return sg_comm_size_rank_held(c->comm, &procs, &rank) && passes_in(c, pass, procs, rank);
 }
@@ -213,9 +229,10 @@ SG_COLLECTIVES(SG_DEFINE_PASSING_WRAPPER)
 
 /* Check one displacement array this rank holds. Returns -1 when it is
  * corrupted beyond recovery (the call must then be left alone). */
-static int check_displs(struct displs_view *v, int procs, enum sg_routine routine)
+static int check_displs(struct displs_view *v, enum sg_routine routine)
 {
-    if (!suspicious(v, procs))
+    int procs = v->blocks;
+    if (!suspicious(v))
         return 0;
     v->intended = malloc((size_t)procs * sizeof *v->intended);
     if (v->intended == NULL)
@@ -247,15 +264,15 @@ static int check_displs(struct displs_view *v, int procs, enum sg_routine routin
 }
 
 /* The intended displacements of a side, widened when they were intact. */
-static const int64_t *widened(struct displs_view *v, int procs)
+static const int64_t *widened(struct displs_view *v)
 {
     if (!sg_displs_given(v->given))
         return NULL;
     if (v->intended == NULL) {
-        v->intended = malloc((size_t)procs * sizeof *v->intended);
+        v->intended = malloc((size_t)(v->blocks > 0 ? v->blocks : 1) * sizeof *v->intended);
         if (v->intended == NULL)
             return NULL;
-        for (int i = 0; i < procs; i++)
+        for (int i = 0; i < v->blocks; i++)
             v->intended[i] = sg_displ_at(v->given, i);
     }
     return v->intended;
@@ -419,11 +436,12 @@ static int w1a_members(const struct sg_rules *rules, const struct sg_call_verdic
  *    change like W2 that no other rank needs to know. A wider side (more
  *    than 4 Gi elements received or sent by one rank) is left alone. */
 
-/* Routines whose ranks compute the same windows alone: see above. */
+/* Routines whose ranks compute the same windows alone: see above. (Not the
+ * neighbourhood v-routines: each rank holds its own neighbours' blocks.) */
 static int windows_computed_alike(enum sg_routine r)
 {
     const struct sg_routine_info *info = &sg_routines[r];
-    return info->knows == SG_KNOWS_OWN && !info->pairwise; /* Allgatherv */
+    return info->knows == SG_KNOWS_OWN && !info->pairwise && !info->neighbours; /* Allgatherv */
 }
 
 
@@ -494,6 +512,7 @@ static int allows_basic(enum sg_routine r, uint64_t s, uint64_t n, uint64_t proc
 /* What the detectors found in a call on this rank. */
 struct findings {
     struct sg_shape sh;
+    int procs;                     /* the communicator's size (sh.procs: the triggers' P) */
     struct displs_view recv, send; /* Class D, on the arrays this rank holds */
     int spread;                    /* the communicator's nodes (spread.h); 0: not known */
     struct sg_rules at;            /* the entries that judge it (sg_rules_at_spread) */
@@ -719,6 +738,12 @@ static int nothing_can_trigger(const struct sg_call *c, const struct sg_rules *r
         return MPI_SUCCESS;
     if (rules->bounded && info->knows == SG_KNOWS_ROOT && names_w1a(rules))
         return FULL_LOOK;
+    /* A neighbourhood v-routine's ranks each hold their own neighbours'
+     * blocks, and none sees whether another's meet a bound: under a bound
+     * every call takes the full look, where the ranks agree (one Allreduce
+     * of 11 words per call, plan_agreement.c; as Allgatherv's past a bound) */
+    if (rules->bounded && info->neighbours && info->irregular)
+        return FULL_LOOK;
     int inter = 0;
     /* a v-routine's arrays have an entry per rank of the remote group */
     if (info->irregular && (sg_comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter))
@@ -773,18 +798,17 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
         sg_log(SG_LOG_INFO, &inter_once, "intercommunicators pass through unprotected");
         return -1;
     }
-    if (sg_call_shape(c, &f->sh) != MPI_SUCCESS)
+    if (sg_call_shape(c, &f->sh) != MPI_SUCCESS ||
+        sg_comm_size_rank(c->comm, &f->procs, NULL) != MPI_SUCCESS)
         return -1;
-    int procs = (int)f->sh.procs;
-    held_displs(c, f->sh.is_root, &f->recv, &f->send);
+    held_displs(c, f->sh.is_root, f->procs, &f->recv, &f->send);
     /* Past the hot path (which judged the call by every entry, at any
      * spread), the entries of the communicator's spread judge it. */
     f->spread = rules->count > 0 ? sg_comm_spread(c->comm) : 0;
     sg_rules_at_spread(rules, rules->count <= SPREAD_ROOM ? f->spread : 0, &f->at, f->room);
     judge(&f->at, &f->sh, sg_routines[c->routine].name, &f->v);
     f->meets_bound = f->v.cls >= 0;
-    if (check_displs(&f->recv, procs, c->routine) != 0 ||
-        check_displs(&f->send, procs, c->routine) != 0)
+    if (check_displs(&f->recv, c->routine) != 0 || check_displs(&f->send, c->routine) != 0)
         f->displs_lost = 1;
     else if ((f->recv.corrupted || f->send.corrupted) && f->v.cls < 0)
         f->v.cls = SG_CLASS_D;
@@ -824,7 +848,7 @@ static void tell_other_spread(const struct sg_call *c, const struct findings *f)
     if (f->spread > 0)
         snprintf(where, sizeof where, "a communicator of %d ranks on %d node%s, a spread no entry "
                  "of the routine was measured at: the nearest spread's entries apply",
-                 (int)f->sh.procs, f->spread, f->spread == 1 ? "" : "s");
+                 f->procs, f->spread, f->spread == 1 ? "" : "s");
     else
         snprintf(where, sizeof where, "a communicator whose ranks' nodes are not known (a "
                  "process of another MPI_COMM_WORLD): the entries of every spread apply");
@@ -900,9 +924,7 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
     int decides = dc->triggered_here && (who != SG_KNOWS_ROOT || sh->is_root) &&
                   dc->plan.kind != SG_PLAN_W1B_P2P;
     if (dc->triggered_here || talks) {
-        int procs = (int)sh->procs;
-        sg_describe(c, procs, sh->rank, widened(&f->send, procs), widened(&f->recv, procs),
-                    &dc->d);
+        sg_describe(c, f->procs, sh->rank, widened(&f->send), widened(&f->recv), &dc->d);
         if (decides || (talks && who == SG_KNOWS_OWN)) /* for choose, the Allreduce */
             dc->fit = fit_w1b(&f->v, &dc->d, sh, info->reduction);
     }

@@ -116,8 +116,22 @@ static enum sg_routine family_of(enum sg_routine routine)
 static const enum sg_routine families_with_a_case[] = {
     SG_MPI_Bcast,     SG_MPI_Scatterv, SG_MPI_Gatherv,   SG_MPI_Allgatherv,
     SG_MPI_Alltoallv, SG_MPI_Reduce,   SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
-    SG_MPI_Scan,      SG_MPI_Exscan,    SG_MPI_Alltoallw,
+    SG_MPI_Scan,      SG_MPI_Exscan,    SG_MPI_Alltoallw, SG_MPI_Neighbor_allgatherv,
+    SG_MPI_Neighbor_alltoallv,
 };
+
+/* The neighbourhood collectives run over a periodic ring of the job's
+ * ranks (a 1-D Cartesian communicator): every rank has the same two
+ * neighbours' blocks on a side, the -1 neighbour's then the +1's (one rank
+ * at P = 2, this one at P = 1), so a neighbourhood's P (the most blocks a
+ * rank holds: call/neighbours.h) is 2 whatever the job's size. */
+enum { RING_NEIGHBOURS = 2 };
+
+/* The blocks of a side of blocks: one per rank, or per ring neighbour. */
+static uint64_t blocks_of(enum sg_routine routine, uint64_t procs)
+{
+    return sg_routines[routine].neighbours ? RING_NEIGHBOURS : procs;
+}
 
 int bench_has_case(enum sg_routine routine)
 {
@@ -151,7 +165,7 @@ static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, 
 {
     const struct sg_routine_info *info = &sg_routines[routine];
     uint64_t all;
-    if (__builtin_mul_overflow(count, procs, &all))
+    if (__builtin_mul_overflow(count, blocks_of(routine, procs), &all))
         return -1;
     uint64_t send = side_elements(info->send, count, all);
     uint64_t recv = side_elements(info->recv, count, all);
@@ -456,8 +470,9 @@ static size_t block(const struct bench *b, int r)
 static void layout(struct bench *b)
 {
     unsigned unit = b->family == SG_MPI_Alltoallw ? (unsigned)b->size : 1u;
-    for (int k = 0; k < b->procs; k++) {
-        int i = b->reversed ? b->procs - 1 - k : k;
+    int blocks = (int)blocks_of(b->routine, (uint64_t)b->procs);
+    for (int k = 0; k < blocks; k++) {
+        int i = b->reversed ? blocks - 1 - k : k;
         int previous = b->reversed ? i + 1 : i - 1;
         b->counts[i] = (int)b->count; /* a large-count routine's: wide_counts */
         b->types[i] = b->type;
@@ -654,6 +669,32 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
                   MPI_SUM, comm);
         k.buf = recv;
         check(&k, 0, (uint64_t)me * n, checked(err, n), reduced(b, reduced_ranks(b, me)));
+        break;
+    }
+    case SG_MPI_Neighbor_allgatherv:
+    case SG_MPI_Neighbor_alltoallv: { /* over the ring: the -1, then the +1 neighbour */
+        int ring[RING_NEIGHBOURS] = {(me - 1 + P) % P, (me + 1) % P};
+        int gather = b->family == SG_MPI_Neighbor_allgatherv;
+        /* a block's data name its two ends, so where both neighbours are one
+         * rank (P = 2) its two blocks are alike: the MPI may match them
+         * either way */
+        for (int d = 0; d < (gather ? 1 : RING_NEIGHBOURS); d++)
+            fill(b, send, block(b, d), n, data(b, me, gather ? 0 : ring[d]));
+        if (gather && regular)
+            TIMED(Neighbor_allgather, Ineighbor_allgather, send, b->count, t, recv, b->count, t,
+                  comm);
+        else if (gather)
+            TIMED(Neighbor_allgatherv, Ineighbor_allgatherv, send, b->count, t, recv,
+                  call_counts, call_displs, t, comm);
+        else if (regular)
+            TIMED(Neighbor_alltoall, Ineighbor_alltoall, send, b->count, t, recv, b->count, t,
+                  comm);
+        else
+            TIMED(Neighbor_alltoallv, Ineighbor_alltoallv, send, call_counts, call_displs, t,
+                  recv, call_counts, call_displs, t, comm);
+        k.buf = recv;
+        for (int r = 0; r < RING_NEIGHBOURS; r++)
+            check(&k, block(b, r), 0, checked(err, n), data(b, ring[r], gather ? 0 : me));
         break;
     }
     default: /* refused before MPI started (bench_has_case) */
@@ -1108,6 +1149,16 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(b.comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(b.agree_comm, MPI_ERRORS_RETURN);
     }
+    if (sg_routines[b.routine].neighbours) { /* the ring (RING_NEIGHBOURS) */
+        int periodic = 1;
+        MPI_Comm ring;
+        MPI_Cart_create(b.comm, 1, &b.procs, &periodic, 0, &ring);
+        if (b.comm != MPI_COMM_WORLD)
+            MPI_Comm_free(&b.comm);
+        b.comm = ring;
+        if (!o.fatal)
+            MPI_Comm_set_errhandler(b.comm, MPI_ERRORS_RETURN);
+    }
     if (b.rank == 0) {
         /* a header line, as the OSU benchmarks print: which MPI this ran on */
         char library[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -1116,13 +1167,14 @@ int main(int argc, char **argv)
         library[strcspn(library, "\n")] = '\0';
         printf("# " PROGRAM ": mpi_library=%s\n", library);
     }
-    b.counts = calloc((size_t)b.procs, sizeof *b.counts);
-    b.displs = calloc((size_t)b.procs, sizeof *b.displs);
-    b.offsets = calloc((size_t)b.procs, sizeof *b.offsets);
-    b.types = calloc((size_t)b.procs, sizeof *b.types);
+    size_t blocks = (size_t)blocks_of(b.routine, (uint64_t)b.procs);
+    b.counts = calloc(blocks, sizeof *b.counts);
+    b.displs = calloc(blocks, sizeof *b.displs);
+    b.offsets = calloc(blocks, sizeof *b.offsets);
+    b.types = calloc(blocks, sizeof *b.types);
     if (b.large) {
-        b.wide_counts = calloc((size_t)b.procs, sizeof *b.wide_counts);
-        b.wide_displs = calloc((size_t)b.procs, sizeof *b.wide_displs);
+        b.wide_counts = calloc(blocks, sizeof *b.wide_counts);
+        b.wide_displs = calloc(blocks, sizeof *b.wide_displs);
     }
     if (b.counts == NULL || b.displs == NULL || b.offsets == NULL || b.types == NULL ||
         (b.large && (b.wide_counts == NULL || b.wide_displs == NULL))) {
@@ -1154,8 +1206,9 @@ int main(int argc, char **argv)
     free(o.counts);
     free(o.cvars);
     PMPI_Comm_free(&b.agree_comm);
-    if (o.ncvars > 0) {
+    if (b.comm != MPI_COMM_WORLD)
         MPI_Comm_free(&b.comm);
+    if (o.ncvars > 0) {
         MPI_T_finalize(); /* before MPI_Finalize: Open MPI 4.1 crashes after it */
     }
     MPI_Finalize();

@@ -487,18 +487,20 @@ static int64_t type_bytes(MPI_Datatype type, int64_t count)
     return (int64_t)size * count;
 }
 
-/* The elements of one side of a collective on this rank, as its layout reads. */
-static int64_t side_elements(const struct sg_call_side *side, int procs, int rank)
+/* The elements of one side of a collective on this rank, as its layout reads
+ * (a neighbourhood collective's blocks are its neighbours': an
+ * MPI_PROC_NULL neighbour's block counted too, as the MPI reads it). */
+static int64_t side_elements(const struct sg_call_side *side, int rank)
 {
     int64_t total = 0;
     switch (side->layout) {
     case SG_SIDE_SINGLE:
         return sg_single_count(side, rank);
     case SG_SIDE_REGULAR:
-        return (int64_t)side->count * procs;
+        return (int64_t)side->count * side->blocks;
     case SG_SIDE_V:
     case SG_SIDE_PACKED:
-        for (int i = 0; i < procs; i++)
+        for (int i = 0; i < side->blocks; i++)
             total += sg_counts_given(side->counts) ? sg_count_at(side->counts, i) : side->count;
         return total;
     default:
@@ -508,17 +510,17 @@ static int64_t side_elements(const struct sg_call_side *side, int procs, int ran
 
 /* The bytes of one side: its elements in its type, or each block in its
  * own (Alltoallw). */
-static int64_t side_bytes(const struct sg_call_side *side, int procs, int rank)
+static int64_t side_bytes(const struct sg_call_side *side, int rank)
 {
     int64_t total = 0;
     if (side->layout == SG_SIDE_W) {
-        for (int i = 0; i < procs; i++)
+        for (int i = 0; i < side->blocks; i++)
             total += sg_count_at(side->counts, i) > 0
                          ? type_bytes(side->types[i], sg_count_at(side->counts, i))
                          : 0;
         return total;
     }
-    int64_t elements = side_elements(side, procs, rank);
+    int64_t elements = side_elements(side, rank);
     return elements > 0 ? type_bytes(side->type, elements) : 0;
 }
 
@@ -528,7 +530,7 @@ static void collective_bytes(const struct sg_call *c, const struct sg_comm_ident
     int rank = identity ? identity->rank : 0;
     int procs = identity ? (identity->remote ? identity->remote_size : identity->local_size) : 1;
     struct sg_call_side send, recv;
-    sg_call_sides(c, c->root < 0 || c->root == rank || c->root == MPI_ROOT, &send, &recv);
+    sg_call_sides(c, c->root < 0 || c->root == rank || c->root == MPI_ROOT, procs, &send, &recv);
     /* A rooted routine without a send side (Bcast) has one buffer, the
      * receive side of its description: what the others receive is what the
      * root sends. */
@@ -537,8 +539,8 @@ static void collective_bytes(const struct sg_call *c, const struct sg_comm_ident
         send = recv;
         recv = (struct sg_call_side){0};
     }
-    *sent = side_bytes(&send, procs, rank);
-    *received = side_bytes(&recv, procs, rank);
+    *sent = side_bytes(&send, rank);
+    *received = side_bytes(&recv, rank);
 }
 
 static int routine_is_test(const char *routine)

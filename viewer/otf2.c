@@ -29,6 +29,13 @@
 
 /* ---- What a routine is to OTF2 ---------------------------------------------- */
 
+/* OTF2 (3.0) has no collective operation for the neighbourhood collectives:
+ * their calls are regions of role COLL_OTHER, entered and left with the
+ * layer's attributes, without MpiCollectiveBegin/End (another routine's
+ * operation there would tell tools a false one); their bytes are in the
+ * text form's sent= and received=. */
+#define NO_COLLECTIVE_OP ((OTF2_CollectiveOp)UINT8_MAX)
+
 static const struct collective {
     const char *name; /* without MPI_ and without the I of a nonblocking form */
     OTF2_CollectiveOp op;
@@ -52,6 +59,10 @@ static const struct collective {
      OTF2_REGION_ROLE_COLL_ALL2ALL},
     {"Scan", OTF2_COLLECTIVE_OP_SCAN, OTF2_REGION_ROLE_COLL_OTHER},
     {"Exscan", OTF2_COLLECTIVE_OP_EXSCAN, OTF2_REGION_ROLE_COLL_OTHER},
+    {"Neighbor_allgather", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
+    {"Neighbor_allgatherv", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
+    {"Neighbor_alltoall", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
+    {"Neighbor_alltoallv", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
 };
 
 /* The collective `routine` is (MPI_Iallreduce: Allreduce), or NULL. */
@@ -299,6 +310,8 @@ static OTF2_ErrorCode write_call(struct archive *a, OTF2_EvtWriter *w, OTF2_Regi
     uint64_t enter = (uint64_t)c->start_ns, leave = enter + (uint64_t)c->duration_ns;
     OTF2_CommRef comm = comm_ref(a, c->comm);
     const struct collective *coll = c->number != NONE ? collective_of(c->routine) : NULL;
+    if (coll != NULL && coll->op == NO_COLLECTIVE_OP)
+        coll = NULL; /* its region's role says what it is */
     OTF2_ErrorCode e = enter > 0 ? write_completions(a, w, c->rank, enter - 1, next)
                                  : OTF2_SUCCESS;
     enter = in_order(a, enter);

@@ -83,7 +83,7 @@ static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displ
     if (by_basic && s->layout != SG_SIDE_NONE && s->layout != SG_SIDE_W &&
         sg_type_elements(s->type, &unit) != MPI_SUCCESS)
         unit = 1;
-    return (struct sg_side){.layout = s->layout, .in_place = s->in_place,
+    return (struct sg_side){.layout = s->layout, .in_place = s->in_place, .blocks = s->blocks,
                             .count = single ? sg_single_count(s, rank) : s->count,
                             .counts = single ? (struct sg_counts){0} : s->counts,
                             .displs = s->layout == SG_SIDE_V || s->layout == SG_SIDE_W
@@ -98,9 +98,11 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     struct sg_call_side send, recv;
-    sg_call_sides(c, c->root < 0 || c->root == rank, &send, &recv);
+    sg_call_sides(c, c->root < 0 || c->root == rank, procs, &send, &recv);
     d->procs = procs;
-    d->per_block_factor = send.layout == SG_SIDE_PACKED ? procs : 1;
+    d->neighbours = info->neighbours;
+    d->trigger_procs = sg_call_procs(c, procs);
+    d->per_block_factor = send.layout == SG_SIDE_PACKED ? send.blocks : 1;
     d->pairwise = info->pairwise;
     d->regular = info->v_form != c->routine && !is_reduction(c->routine);
     d->block_bytes = 0;

@@ -7,12 +7,8 @@
 #define SCALEGUARD_PRIVATE_COMM_H
 
 #include <mpi.h>
-#include <stdatomic.h>
 
-/* The attribute key in *slot, made on first use (thread-safe) with the
- * delete callback `on_delete`: for the caches kept on communicators (this
- * copy, W1-A's sub-communicators). Returns an MPI error code. */
-int sg_cache_keyval(atomic_int *slot, MPI_Comm_delete_attr_function *on_delete, int *out);
+#include "comm_cache.h"
 
 /* The copy of `parent` in *copy. Returns an MPI error code. */
 int sg_private_comm(MPI_Comm parent, MPI_Comm *copy);

@@ -31,7 +31,7 @@ static inline int64_t block_count(const struct sg_side *side, int i)
     return sg_counts_given(side->counts) ? sg_count_at(side->counts, i) : side->count;
 }
 
-static inline int64_t largest_block(const struct sg_side *side, int procs)
+static inline int64_t largest_block(const struct sg_side *side)
 {
     switch (side->layout) {
     case SG_SIDE_SINGLE:
@@ -41,7 +41,7 @@ static inline int64_t largest_block(const struct sg_side *side, int procs)
     case SG_SIDE_W:
     case SG_SIDE_PACKED: {
         int64_t largest = 0;
-        for (int i = 0; i < procs; i++)
+        for (int i = 0; i < side->blocks; i++)
             if (block_count(side, i) > largest)
                 largest = block_count(side, i);
         return largest;
@@ -75,11 +75,11 @@ static inline MPI_Aint displ_unit(const struct sg_side *side)
 
 /* V and W sides are cut only if every piece keeps its displacement: an
  * int one, or any of a large-count form (MPI_Aint). */
-static inline int v_side_fits(const struct sg_side *side, int procs)
+static inline int v_side_fits(const struct sg_side *side)
 {
     if (side->large)
         return 1;
-    for (int i = 0; i < procs; i++)
+    for (int i = 0; i < side->blocks; i++)
         if (block_count(side, i) > 0 &&
             (side->displs[i] < INT_MIN ||
              side->displs[i] + block_span(side, i, block_count(side, i)) - 1 > INT_MAX))

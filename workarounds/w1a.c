@@ -26,7 +26,10 @@ int sg_w1a_applies(const struct sg_call *c, const struct sg_described *d, int me
 {
     const struct sg_routine_info *info = &sg_routines[c->routine];
     const char *reason = NULL;
-    if (sg_is_large_count(c->routine) && sg_call_narrow(c, d->procs, NULL, NULL) != 0)
+    if (info->neighbours)
+        reason = "a neighbourhood is no group of ranks: groups of the communicator would "
+                 "change each rank's neighbours";
+    else if (sg_is_large_count(c->routine) && sg_call_narrow(c, d->procs, NULL, NULL) != 0)
         reason = "a count or displacement of this large-count call is past INT_MAX, and W1-A's "
                  "sub-calls over groups take int ones";
     else if (info->pairwise)

@@ -15,7 +15,7 @@
 
 uint64_t sg_w1b_rounds(const struct sg_described *d, uint64_t chunk)
 {
-    int64_t send = largest_block(&d->send, d->procs), recv = largest_block(&d->recv, d->procs);
+    int64_t send = largest_block(&d->send), recv = largest_block(&d->recv);
     uint64_t largest = (uint64_t)(send > recv ? send : recv);
     return chunk ? (largest + chunk - 1) / chunk : 0;
 }
@@ -54,9 +54,9 @@ static int packed_side_fits(const struct sg_side *side)
     return extent > 0 && true_extent <= extent;
 }
 
-static int side_cuts(const struct sg_side *side, int procs)
+static int side_cuts(const struct sg_side *side)
 {
-    return side->layout == SG_SIDE_V || side->layout == SG_SIDE_W ? v_side_fits(side, procs)
+    return side->layout == SG_SIDE_V || side->layout == SG_SIDE_W ? v_side_fits(side)
          : side->layout == SG_SIDE_PACKED ? packed_side_fits(side) : 1;
 }
 
@@ -93,8 +93,9 @@ static int by_displacement(const void *a, const void *b)
  * every layout has windows. Where blocks do not overlap (every receive side,
  * every recovered Class D layout) the greedy cut gives the fewest: a window
  * that starts at the first block not yet taken reaches as far as any can. */
-static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windows *w)
+static int plan_v_windows(const struct sg_side *side, struct sg_windows *w)
 {
+    int procs = side->blocks; /* its blocks are the ranks (Gatherv, Scatterv, Allgatherv) */
     struct placed *order = malloc((size_t)procs * sizeof *order);
     w->of = malloc((size_t)procs * sizeof *w->of);
     w->base = malloc((size_t)procs * sizeof *w->base);
@@ -135,15 +136,16 @@ static int plan_v_windows(const struct sg_side *side, int procs, struct sg_windo
     return MPI_SUCCESS;
 }
 
-/* Alltoallv(w): the base of one window holding the whole side, if there is
- * one (0 where the side fits in int as it is). */
-static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
+/* Alltoallv(w), the neighbourhood v-routines: the base of one window
+ * holding the whole side, if there is one (0 where the side fits in int as
+ * it is). */
+static int rebase_whole(const struct sg_side *side, int64_t *base)
 {
     *base = 0;
-    if ((side->layout != SG_SIDE_V && side->layout != SG_SIDE_W) || v_side_fits(side, procs))
+    if ((side->layout != SG_SIDE_V && side->layout != SG_SIDE_W) || v_side_fits(side))
         return 1;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int i = 0; i < procs; i++) {
+    for (int i = 0; i < side->blocks; i++) {
         if (sg_count_at(side->counts, i) == 0)
             continue;
         if (side->displs[i] < lo)
@@ -157,9 +159,22 @@ static int rebase_whole(const struct sg_side *side, int procs, int64_t *base)
     return 1;
 }
 
+/* A regular neighbourhood side in one window: block i's piece at i times
+ * the block's count (its elements) in the v-form. */
+static int neighbours_fit(const struct sg_side *side)
+{
+    return side->layout != SG_SIDE_REGULAR ||
+           (int64_t)(side->blocks > 0 ? side->blocks - 1 : 0) * side->count <= INT_MAX;
+}
+
 int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w)
 {
     *w = SG_WINDOWS_ONE;
+    /* A neighbourhood's blocks are no run of ranks, and each meets its
+     * neighbour's where that one's topology puts it: never split into
+     * windows; its V sides are rebased whole, as Alltoallv's. */
+    if (d->neighbours && d->regular)
+        return neighbours_fit(&d->send) && neighbours_fit(&d->recv) ? MPI_SUCCESS : -1;
     if (d->regular) {
         /* Zero-byte blocks may still count up to INT_MAX elements: one rank
          * per window keeps their displacements in int too. */
@@ -172,18 +187,17 @@ int sg_windows_plan(const struct sg_described *d, int rank, struct sg_windows *w
         w->pairs = d->pairwise;
         return MPI_SUCCESS;
     }
-    if (d->pairwise)
-        return rebase_whole(&d->send, d->procs, &w->rebase[0]) &&
-                       rebase_whole(&d->recv, d->procs, &w->rebase[1])
+    if (d->pairwise || d->neighbours)
+        return rebase_whole(&d->send, &w->rebase[0]) && rebase_whole(&d->recv, &w->rebase[1])
                    ? MPI_SUCCESS
                    : -1;
     int send_v = d->send.layout == SG_SIDE_V, recv_v = d->recv.layout == SG_SIDE_V;
-    if (!send_v && !side_cuts(&d->send, d->procs))
+    if (!send_v && !side_cuts(&d->send))
         return -1; /* a PACKED input whose elements interleave */
     const struct sg_side *v = send_v ? &d->send : recv_v ? &d->recv : NULL;
-    if (v == NULL || v_side_fits(v, d->procs))
+    if (v == NULL || v_side_fits(v))
         return MPI_SUCCESS;
-    int err = plan_v_windows(v, d->procs, w);
+    int err = plan_v_windows(v, w);
     if (err == MPI_SUCCESS)
         w->mine = w->of[rank];
     return err;
@@ -233,25 +247,27 @@ static struct sg_displs_array round_displs(const struct round_side *r)
     return r->side->large ? SG_DISPLS(r->wide_displs) : SG_DISPLS(r->displs);
 }
 
-static int prepare(struct round_side *r, const struct sg_side *side, int procs, int64_t chunk,
+static int prepare(struct round_side *r, const struct sg_side *side, int64_t chunk,
                    const struct sg_windows *w)
 {
+    int procs = side->blocks;
     memset(r, 0, sizeof *r);
     r->side = side;
     r->piece = MPI_DATATYPE_NULL;
     /* a V side with windows, or rebased whole, was checked by sg_windows_plan */
     int rebased = w->of != NULL || w->rebase[0] != 0 || w->rebase[1] != 0;
     int displaced = side->layout == SG_SIDE_V || side->layout == SG_SIDE_W;
-    if (!(displaced && rebased) && !side_cuts(side, procs))
+    if (!(displaced && rebased) && !side_cuts(side))
         return -1;
     if (side->layout != SG_SIDE_NONE && side->layout != SG_SIDE_SINGLE) {
+        size_t blocks = (size_t)(procs > 0 ? procs : 1);
         if (side->large) {
-            r->wide_counts = malloc((size_t)procs * sizeof *r->wide_counts);
-            r->wide_displs = malloc((size_t)procs * sizeof *r->wide_displs);
+            r->wide_counts = malloc(blocks * sizeof *r->wide_counts);
+            r->wide_displs = malloc(blocks * sizeof *r->wide_displs);
             if (r->wide_counts == NULL || r->wide_displs == NULL)
                 return MPI_ERR_NO_MEM;
         } else {
-            r->counts = malloc(2 * (size_t)procs * sizeof *r->counts);
+            r->counts = malloc(2 * blocks * sizeof *r->counts);
             if (r->counts == NULL)
                 return MPI_ERR_NO_MEM;
             r->displs = r->counts + procs;
@@ -340,9 +356,10 @@ static int piece_of(struct round_side *r, int64_t count, int64_t offset, int64_t
  * side into `sub`: buffer, count, arrays. Only SINGLE, REGULAR and V sides
  * can have more than one window (sg_windows_plan). */
 static int cut(struct round_side *r, const struct sg_call *c, struct sg_call *sub, int is_send,
-               int procs, int64_t offset, int64_t chunk, const struct sg_windows *w, int window)
+               int64_t offset, int64_t chunk, const struct sg_windows *w, int window)
 {
     const struct sg_side *side = r->side;
+    int procs = side->blocks;
     const void *base = is_send ? c->sendbuf : c->recvbuf;
     /* a W side's displacements count bytes, and its blocks have types of their own */
     MPI_Aint extent = side->layout == SG_SIDE_NONE ? 0 : displ_unit(side);
@@ -461,9 +478,9 @@ static void release_round(void *memory)
 static int prepare_round(struct round *r, const struct sg_described *d, int64_t chunk,
                          const struct sg_windows *w)
 {
-    int err = prepare(&r->send, &d->send, d->procs, chunk, w);
+    int err = prepare(&r->send, &d->send, chunk, w);
     if (err == MPI_SUCCESS)
-        err = prepare(&r->recv, &d->recv, d->procs, chunk, w);
+        err = prepare(&r->recv, &d->recv, chunk, w);
     else
         r->recv = (struct round_side){0};
     return err;
@@ -518,7 +535,6 @@ struct staged {
     struct sg_call call; /* the application's: its buffers and counts outlive the request */
     struct sg_side side; /* the packed input */
     struct round_side packed;
-    int procs;
     int64_t chunk;
     struct stage {
         struct staged *of;
@@ -538,7 +554,7 @@ static int pack_stage(void *state, struct sg_call *sub)
     const struct stage *stage = state;
     struct staged *s = stage->of;
     struct sg_windows one = SG_WINDOWS_ONE;
-    return cut(&s->packed, &s->call, sub, 1, s->procs, stage->offset, s->chunk, &one, 0);
+    return cut(&s->packed, &s->call, sub, 1, stage->offset, s->chunk, &one, 0);
 }
 
 int sg_w1b_staged(enum sg_routine routine)
@@ -557,11 +573,11 @@ static int w1b_staged(struct sg_runner *runner, const struct sg_call *c,
     struct staged *s = malloc(sizeof *s + rounds * sizeof *s->stages);
     if (s == NULL)
         return MPI_ERR_NO_MEM;
-    *s = (struct staged){.call = *c, .side = d->send, .procs = d->procs, .chunk = chunk};
+    *s = (struct staged){.call = *c, .side = d->send, .chunk = chunk};
     struct sg_windows one = SG_WINDOWS_ONE;
     struct round_side result; /* a SINGLE side: nothing allocated, no piece type */
-    if ((err = prepare(&s->packed, &s->side, d->procs, chunk, &one)) != MPI_SUCCESS ||
-        (err = prepare(&result, &d->recv, d->procs, chunk, &one)) != MPI_SUCCESS) {
+    if ((err = prepare(&s->packed, &s->side, chunk, &one)) != MPI_SUCCESS ||
+        (err = prepare(&result, &d->recv, chunk, &one)) != MPI_SUCCESS) {
         release_staged(s);
         return err;
     }
@@ -571,7 +587,7 @@ static int w1b_staged(struct sg_runner *runner, const struct sg_call *c,
         struct sg_call sub = *c;
         sub.comm = copy;
         s->stages[t] = (struct stage){s, (int64_t)t * chunk};
-        err = cut(&result, c, &sub, 0, d->procs, s->stages[t].offset, chunk, &one, 0);
+        err = cut(&result, c, &sub, 0, s->stages[t].offset, chunk, &one, 0);
         sub.recvcount = clamp_chunk(d->recv.count, s->stages[t].offset, chunk);
         if (err == MPI_SUCCESS)
             err = sg_run_prepared(runner, &sub, pack_stage, &s->stages[t]);
@@ -592,7 +608,6 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     }
     if (sg_w1b_staged(c->routine) && runner->nonblocking && w->count == 1)
         return w1b_staged(runner, c, d, (int64_t)chunk, rounds);
-    int procs = d->procs;
     enum sg_routine routine = d->regular ? sg_routines[c->routine].v_form : c->routine;
     if (routine != c->routine && runner->allows != NULL) { /* regular: chunk counts basic elements */
         int size;
@@ -600,7 +615,7 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
         if (sg_type_measure(block_side(d)->type, &size, &basic) != MPI_SUCCESS)
             return -1;
         sg_in_basic_elements(1, (uint64_t)size, basic, &basic, &s);
-        if (!runner->allows(routine, s, chunk, (uint64_t)procs))
+        if (!runner->allows(routine, s, chunk, (uint64_t)d->trigger_procs))
             return -1;
     }
     struct round *r = malloc(sizeof *r);
@@ -626,9 +641,9 @@ int sg_w1b(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
         sub.routine = routine;
         int window = (int)(t / rounds);
         int64_t offset = (int64_t)((t % rounds) * chunk);
-        err = cut(&r->send, c, &sub, 1, procs, offset, (int64_t)chunk, w, window);
+        err = cut(&r->send, c, &sub, 1, offset, (int64_t)chunk, w, window);
         if (err == MPI_SUCCESS)
-            err = cut(&r->recv, c, &sub, 0, procs, offset, (int64_t)chunk, w, window);
+            err = cut(&r->recv, c, &sub, 0, offset, (int64_t)chunk, w, window);
         if (err == MPI_SUCCESS) {
             /* Reductions share one count between both buffers. */
             if (is_reduction(c->routine) && d->send.layout == SG_SIDE_SINGLE)

@@ -9,10 +9,10 @@
 
 /* The factor W2 divides a V side by: the gcd of its non-zero counts and
  * their displacements. 0 when the side has no data at all. */
-static int64_t v_factor(const struct sg_side *side, int procs)
+static int64_t v_factor(const struct sg_side *side)
 {
     int64_t k = 0;
-    for (int i = 0; i < procs; i++)
+    for (int i = 0; i < side->blocks; i++)
         if (sg_count_at(side->counts, i) > 0)
             k = sg_gcd(sg_gcd(k, sg_count_at(side->counts, i)), side->displs[i]);
     return k;
@@ -20,23 +20,23 @@ static int64_t v_factor(const struct sg_side *side, int procs)
 
 /* Whether a V side must change: a displacement beyond int, or a block above
  * the bound. */
-static int v_side_needs(const struct sg_side *side, int procs, uint64_t max_count)
+static int v_side_needs(const struct sg_side *side, uint64_t max_count)
 {
-    return !v_side_fits(side, procs) || (uint64_t)largest_block(side, procs) > max_count;
+    return !v_side_fits(side) || (uint64_t)largest_block(side) > max_count;
 }
 
-static int v_side_w2_ok(const struct sg_side *side, int procs, uint64_t max_count)
+static int v_side_w2_ok(const struct sg_side *side, uint64_t max_count)
 {
-    if (!v_side_needs(side, procs, max_count))
+    if (!v_side_needs(side, max_count))
         return 1;
-    int64_t k = v_factor(side, procs);
+    int64_t k = v_factor(side);
     if (k <= 1)
         return 0;
-    for (int i = 0; !side->large && i < procs; i++) /* a large-count form's are MPI_Aint */
+    for (int i = 0; !side->large && i < side->blocks; i++) /* a large-count form's are MPI_Aint */
         if (sg_count_at(side->counts, i) > 0 &&
             (side->displs[i] / k > INT_MAX || side->displs[i] / k < INT_MIN))
             return 0;
-    return (uint64_t)(largest_block(side, procs) / k) <= max_count;
+    return (uint64_t)(largest_block(side) / k) <= max_count;
 }
 
 /* How many elements of Allgatherv's own message W2 makes one: as many as
@@ -55,10 +55,10 @@ static int v_side_w2_ok(const struct sg_side *side, int procs, uint64_t max_coun
 static int64_t own_message_factor(const struct sg_described *d, uint64_t max_count)
 {
     if (d->send.in_place || d->send.layout != SG_SIDE_SINGLE || d->recv.layout != SG_SIDE_V ||
-        !v_side_needs(&d->recv, d->procs, max_count))
+        !v_side_needs(&d->recv, max_count))
         return 0;
     MPI_Count send_size = type_size(d->send.type);
-    int64_t bytes = v_factor(&d->recv, d->procs) * (int64_t)type_size(d->recv.type);
+    int64_t bytes = v_factor(&d->recv) * (int64_t)type_size(d->recv.type);
     if (send_size <= 0 || bytes % send_size != 0)
         return 0;
     int64_t m = bytes / send_size;
@@ -75,8 +75,8 @@ int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_
         refusal = "the bound leaves no element of the call whole";
     else if (d->send.layout == SG_SIDE_W || d->recv.layout == SG_SIDE_W)
         refusal = "Alltoallw's displacements count bytes, which larger elements do not shrink";
-    else if ((d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, d->procs, max_count)) ||
-             (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, d->procs, max_count)))
+    else if ((d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, max_count)) ||
+             (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, max_count)))
         refusal = "the counts and displacements share no factor that brings them under the "
                   "bound";
     if (refusal != NULL && why != NULL)
@@ -107,7 +107,7 @@ static int big_element(struct big_side *b, int64_t k, MPI_Datatype type)
 
 /* `single`: how many elements of a SINGLE side become one (0: the side as
  * it is, its count elements). */
-static int enlarge(struct big_side *b, const struct sg_side *side, int64_t single, int procs,
+static int enlarge(struct big_side *b, const struct sg_side *side, int64_t single,
                    uint64_t max_count, MPI_Count *count, MPI_Datatype *type,
                    struct sg_counts *counts, struct sg_displs_array *displs)
 {
@@ -133,13 +133,15 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int64_t singl
     }
     case SG_SIDE_V: {
         /* unchanged (k = 1) still from the intended displacements */
-        int64_t k = v_side_needs(side, procs, max_count) ? v_factor(side, procs) : 1;
+        int procs = side->blocks;
+        int64_t k = v_side_needs(side, max_count) ? v_factor(side) : 1;
+        size_t blocks = (size_t)(procs > 0 ? procs : 1);
         if (side->large) {
-            b->wide_counts = malloc((size_t)procs * sizeof *b->wide_counts);
-            b->wide_displs = malloc((size_t)procs * sizeof *b->wide_displs);
+            b->wide_counts = malloc(blocks * sizeof *b->wide_counts);
+            b->wide_displs = malloc(blocks * sizeof *b->wide_displs);
             if (b->wide_counts == NULL || b->wide_displs == NULL)
                 return MPI_ERR_NO_MEM;
-        } else if ((b->counts = malloc(2 * (size_t)procs * sizeof *b->counts)) == NULL) {
+        } else if ((b->counts = malloc(2 * blocks * sizeof *b->counts)) == NULL) {
             return MPI_ERR_NO_MEM;
         } else {
             b->displs = b->counts + procs;
@@ -185,10 +187,10 @@ int sg_w2(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
     int64_t single = sg_blocking_form(c->routine) == SG_MPI_Allgatherv
                          ? own_message_factor(d, max_count)
                          : d->send.count;
-    int err = enlarge(&send, &d->send, single, d->procs, max_count, &sub.sendcount,
+    int err = enlarge(&send, &d->send, single, max_count, &sub.sendcount,
                       &sub.sendtype, &sub.sendcounts, &sub.sdispls);
     if (err == MPI_SUCCESS)
-        err = enlarge(&recv, &d->recv, d->recv.count, d->procs, max_count, &sub.recvcount,
+        err = enlarge(&recv, &d->recv, d->recv.count, max_count, &sub.recvcount,
                       &sub.recvtype, &sub.recvcounts, &sub.rdispls);
     else
         recv = (struct big_side){.type = MPI_DATATYPE_NULL};

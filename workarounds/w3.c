@@ -21,14 +21,15 @@ struct wide {
     MPI_Aint *displs;
 };
 
-static int widen(const struct sg_side *side, int procs, struct wide *w)
+static int widen(const struct sg_side *side, struct wide *w)
 {
+    int procs = side->blocks;
     w->counts = NULL;
     w->displs = NULL;
     if (side->layout != SG_SIDE_V && side->layout != SG_SIDE_W) /* W: bytes */
         return MPI_SUCCESS;
-    w->counts = malloc((size_t)procs * sizeof *w->counts);
-    w->displs = malloc((size_t)procs * sizeof *w->displs);
+    w->counts = malloc((size_t)(procs > 0 ? procs : 1) * sizeof *w->counts);
+    w->displs = malloc((size_t)(procs > 0 ? procs : 1) * sizeof *w->displs);
     if (w->counts == NULL || w->displs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < procs; i++) {
@@ -56,9 +57,9 @@ int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
     struct wide *w = calloc(2, sizeof *w); /* [0] send, [1] receive */
     if (w == NULL)
         return MPI_ERR_NO_MEM;
-    int err = widen(&d->send, d->procs, &w[0]);
+    int err = widen(&d->send, &w[0]);
     if (err == MPI_SUCCESS)
-        err = widen(&d->recv, d->procs, &w[1]);
+        err = widen(&d->recv, &w[1]);
     MPI_Request result = MPI_REQUEST_NULL;
     if (err == MPI_SUCCESS) {
         /* the same call in the large-count form, its V sides widened */

@@ -42,6 +42,8 @@ int sg_type_range(MPI_Datatype type, uint64_t first, uint64_t n, MPI_Datatype *r
 struct sg_side {
     enum sg_layout layout;
     int in_place;       /* the side is MPI_IN_PLACE (its data lives in the other buffer) */
+    int blocks;         /* REGULAR, V, W, PACKED: P, or the side's neighbours (a
+                         * neighbourhood collective's: struct sg_call_side) */
     MPI_Count count;    /* SINGLE, REGULAR */
     struct sg_counts counts; /* V, W, PACKED */
     const int64_t *displs; /* V: intended displacements, in extents of type; W: in bytes */
@@ -55,7 +57,9 @@ struct sg_side {
 
 struct sg_described {
     struct sg_side send, recv;
-    int procs;
+    int procs;            /* the communicator's size (each side's blocks: `blocks`) */
+    int neighbours;       /* the blocks are the topology's neighbours (routines.h) */
+    int trigger_procs;    /* the triggers' P: procs, or the neighbourhood's (sg_call_procs) */
     int per_block_factor; /* how many blocks a chunk counts for in n (P for Reduce_scatter) */
     int pairwise;         /* Alltoall(v,w): each rank's block for rank i is matched with rank
                            * i's block for it */

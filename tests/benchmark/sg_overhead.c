@@ -16,15 +16,17 @@
  * different moments do not. Messages are
  * B bytes of MPI_BYTE per rank and peer (v-routines: counts B,
  * displacements i*B, int or, of a large-count form, MPI_Count and
- * MPI_Aint); reductions use MPI_BXOR. Rank 0 prints one line per
- * routine: name, bytes, bare us, protected us, ratio.
+ * MPI_Aint); reductions use MPI_BXOR; the neighbourhood collectives run
+ * over a periodic ring of the ranks (two neighbours' blocks a side). Rank 0
+ * prints one line per routine: name, bytes, bare us, protected us, ratio.
  *
  * --wrap (v-routines with int counts only): the protected call's blocks lie B + (2^31-1)/(P-1)
  * elements apart, so the last int displacement wraps while every gap stays
  * at most 2^31-1, the largest a recoverable layout has (Class D, which the layer
  * recovers and routes to a workaround: W3 on MPICH); the bare call moves
  * the same blocks packed, displacements i*B. The far layout is reserved
- * address space: only the blocks are touched. */
+ * address space: only the blocks are touched. (Not the neighbourhood
+ * collectives: their two blocks a side do not wrap so.) */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <mpi.h>
 #include <stdint.h>
@@ -62,6 +64,9 @@ struct arrays {
     MPI_Aint *wide_displs;
 };
 
+/* The ring the neighbourhood collectives run over (main). */
+static MPI_Comm ring = MPI_COMM_NULL;
+
 /* One call of routine `r` moving `bytes` per rank and peer (Alltoallw:
  * `types`, MPI_BYTE for every block, so its byte displacements are
  * `displs`), with the arrays of its form's width. */
@@ -76,7 +81,8 @@ static struct sg_call make_call(enum sg_routine r, int bytes, char *send, char *
                         .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
                         .sendcounts = counts, .sdispls = displs, .recvcounts = counts,
                         .rdispls = displs, .sendtypes = types, .recvtypes = types,
-                        .op = MPI_BXOR, .root = 0, .comm = MPI_COMM_WORLD,
+                        .op = MPI_BXOR, .root = 0,
+                        .comm = sg_routines[r].neighbours ? ring : MPI_COMM_WORLD,
                         .request = sg_is_nonblocking(r) ? request : NULL};
     if (!sg_routines[r].rooted)
         c.root = -1;
@@ -156,19 +162,22 @@ int main(int argc, char **argv)
     int rank, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    size_t total = (size_t)bytes * (size_t)procs;
+    int periodic = 1;
+    PMPI_Cart_create(MPI_COMM_WORLD, 1, &procs, &periodic, 0, &ring);
+    int blocks = procs > 2 ? procs : 2; /* a rank's, or the ring's two neighbours' */
+    size_t total = (size_t)bytes * (size_t)blocks;
     char *send = malloc(total), *recv = malloc(total);
-    int *counts = malloc((size_t)procs * sizeof *counts);
-    int *displs = malloc((size_t)procs * sizeof *displs);
-    MPI_Count *wide_counts = malloc((size_t)procs * sizeof *wide_counts);
-    MPI_Aint *wide_displs = malloc((size_t)procs * sizeof *wide_displs);
-    MPI_Datatype *types = malloc((size_t)procs * sizeof *types);
+    int *counts = malloc((size_t)blocks * sizeof *counts);
+    int *displs = malloc((size_t)blocks * sizeof *displs);
+    MPI_Count *wide_counts = malloc((size_t)blocks * sizeof *wide_counts);
+    MPI_Aint *wide_displs = malloc((size_t)blocks * sizeof *wide_displs);
+    MPI_Datatype *types = malloc((size_t)blocks * sizeof *types);
     double *ratios = malloc((size_t)reps * sizeof *ratios);
     if (!send || !recv || !counts || !displs || !wide_counts || !wide_displs || !types || !ratios)
         PMPI_Abort(MPI_COMM_WORLD, 3);
     memset(send, rank + 1, total);
     memset(recv, 0, total);
-    for (int i = 0; i < procs; i++) {
+    for (int i = 0; i < blocks; i++) {
         counts[i] = (int)bytes;
         displs[i] = (int)(i * bytes);
         wide_counts[i] = counts[i];
@@ -188,9 +197,10 @@ int main(int argc, char **argv)
     }
 
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        /* --wrap: the int forms' displacements alone wrap */
+        /* --wrap: the int forms' displacements alone wrap (not a neighbourhood's) */
         if (!listed(routines, sg_routines[r].name) ||
-            (wrap && (!sg_routines[r].irregular || sg_is_large_count((enum sg_routine)r))))
+            (wrap && (!sg_routines[r].irregular || sg_routines[r].neighbours ||
+                      sg_is_large_count((enum sg_routine)r))))
             continue;
         MPI_Request request;
         struct arrays near = {counts, displs, wide_counts, wide_displs};
@@ -235,6 +245,7 @@ int main(int argc, char **argv)
     free(wide_displs);
     free(types);
     free(ratios);
+    PMPI_Comm_free(&ring);
     MPI_Finalize();
     return 0;
 }

@@ -163,6 +163,27 @@ static void alltoallw_pair(void)
     MPI_Alltoallw(send, sc, sd, st, recv, rc, rd, rt, MPI_COMM_WORLD);
 }
 
+/* A neighbourhood collective over a distributed graph of unequal degrees
+ * (rank r sends to r + 1, and a multiple of 3 to r + 2 too), each block 1
+ * double, but rank 2 receives 2 floats from rank 0 (its in-neighbour 1).
+ * The checks judge it on the graph's communicator, when it is freed. */
+static void neighbor_alltoallv_pair(void)
+{
+    int out[2] = {(rank + 1) % procs, (rank + 2) % procs};
+    int in[2] = {(rank - 1 + procs) % procs, (rank - 2 + procs) % procs};
+    int outdegree = rank % 3 == 0 ? 2 : 1, indegree = in[1] % 3 == 0 ? 2 : 1, ones[2] = {1, 1};
+    MPI_Comm graph;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indegree, in, ones, outdegree, out, ones,
+                                   MPI_INFO_NULL, 0, &graph);
+    double send[2] = {0, 0}, recv[2];
+    int sc[2] = {1, 1}, sd[2] = {0, 1}, rc[2] = {1, 1}, rd[2] = {0, 1};
+    if (rank == 2)
+        rc[1] = 2; /* as floats, where rank 0 sends 1 double */
+    MPI_Neighbor_alltoallv(send, sc, sd, MPI_DOUBLE, recv, rc, rd,
+                           rank == 2 ? MPI_FLOAT : MPI_DOUBLE, graph);
+    MPI_Comm_free(&graph);
+}
+
 /* An I-form's signature mismatch, judged at the next blocking call. */
 static void ibcast_signature(void)
 {
@@ -205,6 +226,7 @@ static const struct {
     {"gatherv_pair", gatherv_pair},
     {"alltoallv_pair", alltoallv_pair},
     {"alltoallw_pair", alltoallw_pair},
+    {"neighbor_alltoallv_pair", neighbor_alltoallv_pair},
     {"ibcast_signature", ibcast_signature},
     {"split_freed", split_freed},
     {"skipped_last", skipped_last},

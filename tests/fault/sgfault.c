@@ -236,18 +236,21 @@ static void config_load(void)
 static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape *shape)
 {
     struct sg_call_side send, recv;
-    size_t procs = (size_t)shape->procs;
-    sg_call_sides(c, shape->is_root, &send, &recv);
-    /* V and W sides (Alltoallw's displacements count bytes) */
+    int procs;
+    if (PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS)
+        return -1;
+    sg_call_sides(c, shape->is_root, procs, &send, &recv);
+    /* V and W sides (Alltoallw's displacements count bytes), of P blocks or
+     * a neighbourhood's */
     int send_v = send.layout == SG_SIDE_V || send.layout == SG_SIDE_W;
     int recv_v = recv.layout == SG_SIDE_V || recv.layout == SG_SIDE_W;
     if (!send_v && !recv_v)
         return -1;
     /* int displacements only: a large-count form's MPI_Aint ones cannot wrap */
     return (recv_v && recv.displs.of_int &&
-            sg_displs_suspicious(recv.counts.of_int, recv.displs.of_int, procs)) ||
+            sg_displs_suspicious(recv.counts.of_int, recv.displs.of_int, (size_t)recv.blocks)) ||
            (send_v && send.displs.of_int &&
-            sg_displs_suspicious(send.counts.of_int, send.displs.of_int, procs));
+            sg_displs_suspicious(send.counts.of_int, send.displs.of_int, (size_t)send.blocks));
 }
 
 static enum fault_verdict judge(const struct sg_call *c, const struct sg_shape *shape, char *why,
@@ -363,16 +366,16 @@ static void corrupt_received(const struct sg_call *c)
      * first block of its REGULAR or V receive side (not the root's own
      * Bcast buffer, nor a block of its own given in place) */
     struct sg_call_side send, recv;
-    sg_call_sides(c, is_root, &send, &recv);
+    sg_call_sides(c, is_root, procs, &send, &recv);
     MPI_Aint block = -1;
     if (recv.layout == SG_SIDE_SINGLE && !(is_root && sg_routines[c->routine].send == SG_SIDE_NONE))
         block = sg_single_count(&recv, rank) > 0 ? 0 : -1;
     else if (recv.layout == SG_SIDE_REGULAR || recv.layout == SG_SIDE_V)
-        block = first_block(&recv, procs, own);
+        block = first_block(&recv, recv.blocks, own);
     MPI_Datatype type = c->recvtype;
     MPI_Aint lb, extent, true_lb, true_extent;
     if (recv.layout == SG_SIDE_W) { /* a byte displacement, and the block's own datatype */
-        for (int i = 0; i < procs && block < 0; i++)
+        for (int i = 0; i < recv.blocks && block < 0; i++)
             if (sg_count_at(recv.counts, i) > 0 && i != own) {
                 block = sg_displ_at(recv.displs, i);
                 type = recv.types[i];
@@ -455,7 +458,10 @@ static void report(const struct sg_call *c, const struct sg_shape *shape, const 
      * receivers must match (W2's Allgatherv). */
     char sends[64] = "";
     struct sg_call_side send, recv;
-    sg_call_sides(c, shape->is_root, &send, &recv);
+    int procs;
+    if (PMPI_Comm_size(c->comm, &procs) != MPI_SUCCESS)
+        return;
+    sg_call_sides(c, shape->is_root, procs, &send, &recv);
     int size;
     if (send.layout == SG_SIDE_SINGLE && !send.in_place &&
         PMPI_Type_size(send.type, &size) == MPI_SUCCESS)

@@ -225,7 +225,7 @@ int main(int argc, char **argv)
     /* both sides' sizes as the row reads them (the in-place side keeps its
      * buffer for the data) */
     struct sg_call_side send, recv;
-    sg_call_sides(&c, is_root, &send, &recv);
+    sg_call_sides(&c, is_root, procs, &send, &recv);
     size_t send_bytes = (size_t)side_elements(send.layout, send.count, send.counts.wide,
                                               send.displs.wide) * (size_t)extent;
     size_t recv_bytes = (size_t)side_elements(recv.layout, recv.count, recv.counts.wide,

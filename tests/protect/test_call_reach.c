@@ -6,7 +6,9 @@
  * measured (s, P); and it is exact (snP) where the call moves one predefined
  * type of the same count on each side, so the hot path stays tight.
  * Alltoallv's shape counts both rows, each in its own datatype, and
- * Alltoallw's every block in the block's own (random per block). */
+ * Alltoallw's every block in the block's own (random per block). The
+ * neighbourhood collectives run over a periodic 2-D torus of the ranks
+ * (four neighbours' blocks a side, P = 4 in their sense). */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -55,13 +57,19 @@ int main(int argc, char **argv)
     MPI_Type_contiguous(0, MPI_INT, &types[ntypes++]); /* no element at all */
     for (int t = 5; t < ntypes; t++)
         MPI_Type_commit(&types[t]);
+    int dims[2] = {0, 0}, periods[2] = {1, 1};
+    MPI_Comm torus;
+    MPI_Dims_create(procs, 2, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &torus);
+    enum { TORUS_NEIGHBOURS = 4 };
 
+    int width = procs > TORUS_NEIGHBOURS ? procs : TORUS_NEIGHBOURS; /* any side's blocks */
     int *arrays[4];
     for (int a = 0; a < 4; a++)
-        arrays[a] = malloc((size_t)procs * sizeof(int));
+        arrays[a] = malloc((size_t)width * sizeof(int));
     MPI_Datatype *block_types[2]; /* Alltoallw's, per block: send, receive */
     for (int a = 0; a < 2; a++)
-        block_types[a] = malloc((size_t)procs * sizeof(MPI_Datatype));
+        block_types[a] = malloc((size_t)width * sizeof(MPI_Datatype));
     int buffer, failures = 0, exact = 0, calls = 0;
     for (int trial = 0; trial < 20000 && failures < 10; trial++) {
         enum sg_routine r = (enum sg_routine)(next_random() % SG_ROUTINE_COUNT);
@@ -70,10 +78,11 @@ int main(int argc, char **argv)
         MPI_Datatype send_type = types[next_random() % (uint64_t)ntypes];
         MPI_Datatype recv_type = alike ? send_type : types[next_random() % (uint64_t)ntypes];
         int count = random_count();
+        int blocks = info->neighbours ? TORUS_NEIGHBOURS : procs;
         for (int a = 0; a < 4; a++)
-            for (int i = 0; i < procs; i++)
+            for (int i = 0; i < blocks; i++)
                 arrays[a][i] = alike ? count : random_count();
-        for (int i = 0; i < procs; i++) {
+        for (int i = 0; i < blocks; i++) {
             block_types[0][i] = alike ? send_type : types[next_random() % (uint64_t)ntypes];
             block_types[1][i] = alike ? send_type : types[next_random() % (uint64_t)ntypes];
         }
@@ -85,7 +94,7 @@ int main(int argc, char **argv)
                             .recvtype = recv_type, .sendtypes = block_types[0],
                             .recvtypes = block_types[1], .op = MPI_SUM,
                             .root = info->rooted ? (int)(next_random() % (uint64_t)procs) : -1,
-                            .comm = MPI_COMM_WORLD};
+                            .comm = info->neighbours ? torus : MPI_COMM_WORLD};
         if (info->in_place && next_random() % 4 == 0) {
             if (info->in_place_side == SG_IN_PLACE_SEND)
                 c.sendbuf = MPI_IN_PLACE;
@@ -114,13 +123,14 @@ int main(int argc, char **argv)
             }
         }
         int w = sg_blocking_form(r) == SG_MPI_Alltoallw;
-        if (sg_blocking_form(r) == SG_MPI_Alltoallv || w) { /* both rows, in their own types */
+        if (sg_blocking_form(r) == SG_MPI_Alltoallv ||
+            sg_blocking_form(r) == SG_MPI_Neighbor_alltoallv || w) { /* both rows, own types */
             for (int row = 0; row < 2; row++) {
                 if (c.sendbuf == MPI_IN_PLACE && row == 0)
                     continue; /* the receive row is both */
                 struct sg_counts counts = row ? c.recvcounts : c.sendcounts;
                 uint64_t elements, most = 0;
-                for (int i = 0; i < procs; i++) {
+                for (int i = 0; i < blocks; i++) {
                     sg_type_elements(w ? block_types[row][i] : row ? recv_type : send_type,
                                      &elements);
                     uint64_t basic = (uint64_t)sg_count_at(counts, i) * elements;
@@ -163,6 +173,7 @@ int main(int argc, char **argv)
         free(arrays[a]);
     for (int a = 0; a < 2; a++)
         free(block_types[a]);
+    MPI_Comm_free(&torus);
     MPI_Finalize();
     return all_failures != 0 || exact == 0;
 }

@@ -1,4 +1,4 @@
-/* The routine table (detectors/routines.h) is consistent: 16 families, each
+/* The routine table (detectors/routines.h) is consistent: 20 families, each
  * in every form of SG_FORM_LIST (blocking, I-form; with large counts, the
  * `_c` and I..._c forms where the MPI has them: SCALEGUARD_LARGE_COUNT), a
  * family's forms next to each other and named from the blocking name (MPI_I
@@ -11,7 +11,7 @@
  * one's by the root alone; names round-trip through sg_routine_by_name;
  * what follows from the layouts (displacement sides, who sees the layout,
  * pairwise, Table V's global buffer; a reduction, a prefix, MPI_IN_PLACE on
- * every rank or none) is what the routines are. */
+ * every rank or none; blocks per neighbour) is what the routines are. */
 #include <ctype.h>
 
 #include "check.h"
@@ -20,7 +20,7 @@
 int main(void)
 {
     CHECK_U64(SG_FORM_COUNT, SCALEGUARD_LARGE_COUNT ? 4 : 2);
-    CHECK_U64(SG_ROUTINE_COUNT, 16 * SG_FORM_COUNT);
+    CHECK_U64(SG_ROUTINE_COUNT, 20 * SG_FORM_COUNT);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
@@ -48,6 +48,7 @@ int main(void)
               info->in_place == of_b->in_place && info->rooted == of_b->rooted &&
               info->reduces == of_b->reduces && info->knows == of_b->knows &&
               info->send == of_b->send && info->recv == of_b->recv &&
+              info->neighbours == of_b->neighbours &&
               info->v_form == sg_in_form_of(of_b->v_form, routine));
         const struct sg_routine_info *v = &sg_routines[info->v_form];
         CHECK_U64(v->v_form, info->v_form); /* a v-form is its own */
@@ -69,6 +70,10 @@ int main(void)
                                     info->reduces == SG_REDUCES_EXCLUSIVE_PREFIX);
         CHECK_U64(info->in_place_alike, info->in_place && !info->rooted && !info->prefix);
         CHECK(info->reduces != SG_REDUCES_TO_ROOT || info->rooted);
+        CHECK_U64(info->neighbours, info->blocks == SG_BLOCKS_NEIGHBOURS);
+        /* a neighbourhood's blocks meet where the topology puts them: no
+         * root, no MPI_IN_PLACE, not pairwise by rank */
+        CHECK(!info->neighbours || (!info->rooted && !info->in_place && !info->pairwise));
     }
     /* what each reduction delivers */
     CHECK_U64(sg_routines[SG_MPI_Ireduce].reduces, SG_REDUCES_TO_ROOT);
@@ -106,8 +111,17 @@ int main(void)
     CHECK_U64(sg_routine_by_name("MPI_Iscatter_c"), SG_MPI_Iscatter_c);
     CHECK_U64(sg_routines[SG_MPI_Scatter_c].v_form, SG_MPI_Scatterv_c);
     CHECK_U64(sg_in_count_form(SG_MPI_Igatherv, 1), SG_MPI_Igatherv_c);
+    CHECK_U64(sg_routines[SG_MPI_Ineighbor_alltoall_c].v_form, SG_MPI_Ineighbor_alltoallv_c);
 #else
     CHECK_U64(sg_routine_by_name("MPI_Scatter_c"), (uint64_t)-1);
 #endif
+    /* the neighbourhood collectives: blocks per neighbour */
+    CHECK(sg_routines[SG_MPI_Ineighbor_allgather].neighbours &&
+          !sg_routines[SG_MPI_Alltoall].neighbours);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_alltoall].v_form, SG_MPI_Neighbor_alltoallv);
+    CHECK_U64(sg_routines[SG_MPI_Ineighbor_allgather].v_form, SG_MPI_Ineighbor_allgatherv);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_allgatherv].knows, SG_KNOWS_OWN);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_alltoallv].displs, SG_DISPLS_BOTH);
+    CHECK_U64(sg_routine_by_name("MPI_Neighbor_alltoallw"), (uint64_t)-1);
     return check_exit();
 }

@@ -62,7 +62,9 @@ text_facts() {
             print "recv", rank, f["source"], f["comm"], f["source_tag"]
         if (routine == "MPI_Irecv" && ("req" in f))
             irecv[rank, f["req"]] = f["comm"]
-        if ("n" in f) {
+        # a collective has its begin and end, but a neighbourhood one (OTF2
+        # has no operation for it: its region alone)
+        if (("n" in f) && routine !~ /^MPI_I?[Nn]eighbor_/) {
             operation = toupper(substr(routine, 5))
             print "coll", rank, operation, f["comm"], ("root" in f) ? f["root"] : "NONE",
                   ("sent" in f) ? f["sent"] : 0, ("received" in f) ? f["received"] : 0

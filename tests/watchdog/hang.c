@@ -20,6 +20,9 @@
  *                    MPI_Gatherv that a workaround runs (the INI's bound)
  *   alltoallw_sleeping  the last rank computes while the others are in an
  *                    MPI_Alltoallw (a datatype per block)
+ *   neighbour_sleeping  the last rank computes while the others are in an
+ *                    MPI_Neighbor_alltoall over a periodic ring (a rank
+ *                    none of whose neighbours sleeps may finish its call)
  *   slow             a correct program: calls that wait, but less than the
  *                    limit, and a rank computing longer than the limit
  *                    while no rank is in MPI
@@ -102,6 +105,13 @@ int main(int argc, char **argv)
         if (rank == last)
             compute(pause);
         MPI_Alltoallw(out, counts, displs, types, in, counts, displs, types, MPI_COMM_WORLD);
+    } else if (strcmp(name, "neighbour_sleeping") == 0) {
+        int periodic = 1, out[2] = {0, 0}, in[2];
+        MPI_Comm ring;
+        MPI_Cart_create(MPI_COMM_WORLD, 1, &procs, &periodic, 0, &ring);
+        if (rank == last)
+            compute(pause);
+        MPI_Neighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, ring);
     } else if (strcmp(name, "slow") == 0) {
         /* a receive that waits half the limit, a rank computing past it
          * while the others compute too, then everyone meets */
