@@ -360,13 +360,14 @@ enum sg_form {
  * SG_FORM_NAME, which X may paste). */
 #define SG_EXPANDED(X, ...) X(__VA_ARGS__)
 
-/* The layout of one side of a call. */
+/* The layout of one side of a call. Its P blocks are one per rank of the
+ * communicator, or of a neighbourhood collective one per neighbour (the
+ * row's `blocks`; struct sg_call_side's `blocks` counts them). */
 enum sg_layout {
     SG_SIDE_NONE,    /* no buffer (Bcast's send side), or not on this rank, or MPI_IN_PLACE */
     SG_SIDE_SINGLE,  /* one block: count elements (or counts[rank], where the side has
                       * counts: Reduce_scatter's result) */
-    SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count (P: or the
-                      * side's neighbours, the row's `blocks`) */
+    SG_SIDE_REGULAR, /* P blocks of `count` elements, block i at i*count */
     SG_SIDE_V,       /* P blocks: counts[i] elements at displs[i] */
     SG_SIDE_W,       /* P blocks: counts[i] elements of types[i] at displs[i] bytes
                       * (Alltoallw): a V side in bytes, with a datatype per block */
