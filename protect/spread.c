@@ -7,8 +7,9 @@
 #include "private_comm.h"
 
 /* Set at MPI_Init (sg_spread_prepare_world), read only after it: the nodes
- * of MPI_COMM_WORLD (0: not known) and, where there are several, the node
- * of each world rank, numbered 0, 1, ... in the order of their first ranks. */
+ * of MPI_COMM_WORLD (0: not known), its size (a group member past it is of
+ * another world) and, where there are several nodes, the node of each world
+ * rank, numbered 0, 1, ... in the order of their first ranks. */
 static int world_nodes, world_procs;
 static int *node_of;
 
@@ -33,6 +34,7 @@ int sg_spread_prepare_world(void)
     MPI_Comm node;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &procs);
+    world_procs = procs;
     /* the key orders a node's ranks as in MPI_COMM_WORLD: its first rank
      * there is its rank 0 */
     int err = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
@@ -67,7 +69,6 @@ int sg_spread_prepare_world(void)
         firsts[r] = firsts[r] == r ? nodes++ : firsts[firsts[r]];
     }
     node_of = firsts;
-    world_procs = procs;
     world_nodes = nodes;
     return MPI_SUCCESS;
 }

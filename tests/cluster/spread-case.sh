@@ -26,6 +26,8 @@
 #                           the first triggers (W1-B), in chunks under the smaller
 #                           bound (under the 1-node entry alone W1-B's chunks of 2000
 #                           would crash; under the 3-node one W2 would run)
+#   comms_1_node            SPREAD_COMMS, 4 ranks on this machine: every communicator
+#                           (all on 1 node) takes the 1-node entry, none is "not known"
 #   comms_2_nodes           SPREAD_COMMS, 4 ranks on 2 nodes: MPI_COMM_WORLD and the
 #                           pairs across the nodes take the 2-node entry, each
 #                           node's ranks (a communicator on 1 node) the 1-node one
@@ -143,6 +145,20 @@ case $case in
     job local 2 tie.ini "${bench[@]}"
     expect_bench 2 W1-B W2
     expect_said 1 "applying the bound of \[MPI_Allgather\] \(.*/tie.ini:1\), measured on 1 node, to a communicator of 4 ranks on 2 nodes"
+    ;;
+  comms_1_node)
+    job local 1 both.ini "$spread_comms"
+    [[ $status == "status=completed exit=0 "* ]] || fail "the job did not complete"
+    for comm in "MPI_COMM_WORLD of 4 ranks on 1 host" "node of 4 ranks on 1 host" \
+      "pair across nodes of 2 ranks on 1 host"; do
+      (($(lines "^spread_comms: $comm: every byte right") >= 1)) || fail "$comm: no bytes checked"
+    done
+    (($(lines '^scaleguard: MPI_Allgather: class G, n=3000 s=1 P=2: W1-B$') >= 1)) ||
+      fail "the pairs' calls did not take the 1-node entry (W1-B)"
+    (($(lines '^scaleguard: MPI_Allgather: class G, n=3000 s=1 P=[24]: W2$') == 0)) ||
+      fail "a call on one node took the 2-node entry (W2)"
+    (($(lines 'nodes are not known') == 0)) ||
+      fail "a communicator of this world was said to be of another"
     ;;
   comms_2_nodes)
     job local 2 both.ini "$spread_comms"

@@ -9,7 +9,7 @@
 add_executable(spread_comms ${CMAKE_CURRENT_LIST_DIR}/spread_comms.c)
 target_link_libraries(spread_comms PRIVATE MPI::MPI_C)
 set(spread_cases unprotected_2_nodes local_1_node local_1_node_nearest local_2_nodes
-    slurm_2_nodes local_4_nodes one_node_entry_2_nodes tie_2_nodes comms_2_nodes)
+    slurm_2_nodes local_4_nodes one_node_entry_2_nodes tie_2_nodes comms_1_node comms_2_nodes)
 foreach(case IN LISTS spread_cases)
   add_test(NAME cluster_spread_${case}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/spread-case.sh ${case} ${SCALEGUARD_STAGE_DIR}
