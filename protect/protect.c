@@ -476,7 +476,7 @@ static struct sg_w1b_fit fit_w1b(const struct sg_call_verdict *v, const struct s
         piece = faster;
     if (reduction && chunk > piece && piece > 0)
         chunk = piece;
-    if (chunk > INT_MAX)
+    if (chunk > INT_MAX && !d->send.large && !d->recv.large) /* a `_c` call's pieces may pass it */
         chunk = INT_MAX;
     if (d->by_basic && chunk >= (uint64_t)WHOLE_ELEMENTS * WHOLE_CHUNKS)
         chunk -= chunk % WHOLE_ELEMENTS;
