@@ -81,6 +81,16 @@ job() {
 # lines REGEX: how many lines of the job's output match.
 lines() { grep -Ec -- "$1" "$work/job.log" || true; }
 
+# expect_comms COMM...: SPREAD_COMMS's job completed and each COMM (its
+# line's words, e.g. "node of 2 ranks on 1 host") got every byte.
+expect_comms() {
+  [[ $status == "status=completed exit=0 "* ]] || fail "the job did not complete"
+  local comm
+  for comm in "$@"; do
+    (($(lines "^spread_comms: $comm: every byte right") >= 1)) || fail "$comm: no bytes checked"
+  done
+}
+
 # expect_bench NODES WORKAROUND OTHER: the bench ran on NODES hosts, every
 # byte arrived, and the layer's line for the call names WORKAROUND, never
 # OTHER.
@@ -148,11 +158,8 @@ case $case in
     ;;
   comms_1_node)
     job local 1 both.ini "$spread_comms"
-    [[ $status == "status=completed exit=0 "* ]] || fail "the job did not complete"
-    for comm in "MPI_COMM_WORLD of 4 ranks on 1 host" "node of 4 ranks on 1 host" \
-      "pair across nodes of 2 ranks on 1 host"; do
-      (($(lines "^spread_comms: $comm: every byte right") >= 1)) || fail "$comm: no bytes checked"
-    done
+    expect_comms "MPI_COMM_WORLD of 4 ranks on 1 host" "node of 4 ranks on 1 host" \
+      "pair across nodes of 2 ranks on 1 host"
     (($(lines '^scaleguard: MPI_Allgather: class G, n=3000 s=1 P=2: W1-B$') >= 1)) ||
       fail "the pairs' calls did not take the 1-node entry (W1-B)"
     (($(lines '^scaleguard: MPI_Allgather: class G, n=3000 s=1 P=[24]: W2$') == 0)) ||
@@ -162,11 +169,8 @@ case $case in
     ;;
   comms_2_nodes)
     job local 2 both.ini "$spread_comms"
-    [[ $status == "status=completed exit=0 "* ]] || fail "the job did not complete"
-    for comm in "MPI_COMM_WORLD of 4 ranks on 2 hosts" "node of 2 ranks on 1 host" \
-      "pair across nodes of 2 ranks on 2 hosts"; do
-      (($(lines "^spread_comms: $comm: every byte right") >= 1)) || fail "$comm: no bytes checked"
-    done
+    expect_comms "MPI_COMM_WORLD of 4 ranks on 2 hosts" "node of 2 ranks on 1 host" \
+      "pair across nodes of 2 ranks on 2 hosts"
     (($(lines '^scaleguard: MPI_Allgather: class G, n=3000 s=1 P=4: W2$') >= 1)) ||
       fail "MPI_COMM_WORLD's calls did not take the 2-node entry (W2)"
     (($(lines '^scaleguard: MPI_Allgather: class G, n=3000 s=1 P=2: W1-B$') >= 1)) ||
