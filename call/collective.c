@@ -105,9 +105,10 @@ static uint64_t message_count(const struct sg_call_side *side, int rank)
     case SG_SIDE_SINGLE:
         return count_of(sg_single_count(side, rank));
     case SG_SIDE_V:
-        for (int i = 0; i < side->blocks; i++)
-            n = count_of(sg_count_at(side->counts, i)) > n ? count_of(sg_count_at(side->counts, i))
-                                                            : n;
+        for (int i = 0; i < side->blocks; i++) {
+            uint64_t block = count_of(sg_count_at(side->counts, i));
+            n = block > n ? block : n;
+        }
         return n;
     case SG_SIDE_PACKED:
         if (!sg_counts_given(side->counts))
