@@ -59,7 +59,7 @@
  * Output: "sg_transparency: CASE same" from rank 0 per case, on standard
  * error (where the layer's words go, for the tests to read both). On a
  * difference: the case, rank and first differing byte on stderr, then
- * MPI_Abort with exit status 1; a user op given another datatype than the
+ * exit status 1; a user op given another datatype than the
  * caller's: the same. */
 #include <mpi.h>
 #include <stdarg.h>

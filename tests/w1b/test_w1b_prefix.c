@@ -15,7 +15,7 @@
  * its operation is the user's (sg_split_risk).
  *
  * On any difference: a message naming the case, rank and byte on stderr, and
- * MPI_Abort with exit status 1. */
+ * exit status 1. */
 #include <inttypes.h>
 #include <mpi.h>
 #include <stdint.h>

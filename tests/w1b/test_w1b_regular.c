@@ -14,7 +14,7 @@
  * (with margins) must agree on every rank.
  *
  * On any difference: a message naming the case, rank and byte on stderr, and
- * MPI_Abort with exit status 1. */
+ * exit status 1. */
 #include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
