@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "layer.h"
+#include "persistent.h"
 
 struct pending {
     MPI_Request request;     /* the generalized request the caller holds */
@@ -272,22 +273,65 @@ static __attribute__((noinline)) const MPI_Status *kept(const MPI_Status *status
 #define KEPT(statuses) kept(statuses, MPI_STATUSES_IGNORE)
 #define KEPT_ONE(status) kept(status, MPI_STATUS_IGNORE)
 
+/* The requests a completion call passes on (persistent.h): the caller's,
+ * or where an active carrier is among them a copy with its internal
+ * request instead, which swap_out undoes (the carriers stay in the
+ * caller's array). */
+#define SWAP_ROOM 16
+struct swap {
+    MPI_Request *passed;
+    MPI_Request room[SWAP_ROOM];
+    MPI_Request *heap;
+};
+
+static int swap_in(struct swap *s, int count, MPI_Request requests[])
+{
+    s->passed = requests;
+    s->heap = NULL;
+    if (!sg_persistent_any_active() || count <= 0)
+        return MPI_SUCCESS;
+    MPI_Request *into = count <= SWAP_ROOM ? s->room
+                                           : (s->heap = malloc((size_t)count * sizeof *into));
+    if (into == NULL)
+        return MPI_ERR_NO_MEM;
+    if (sg_persistent_swap_in(count, requests, into))
+        s->passed = into;
+    return MPI_SUCCESS;
+}
+
+static int swap_out(struct swap *s, int count, MPI_Request requests[], int err)
+{
+    if (s->passed != requests)
+        sg_persistent_swap_out(count, requests, s->passed);
+    free(s->heap);
+    return err;
+}
+
 SG_FORWARDED_ENTRY(MPI_Wait)
 int SG_ENTRY(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 {
     entering("MPI_Wait", SG_WATCH_WAIT, 1, request);
+    struct swap s;
+    int err = swap_in(&s, 1, request);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
     if (any_outstanding())
-        finish_among(1, request);
-    return left(PMPI_Wait(request, status), 1, NULL, KEPT_ONE(status));
+        finish_among(1, s.passed);
+    err = swap_out(&s, 1, request, PMPI_Wait(s.passed, status));
+    return left(err, 1, NULL, KEPT_ONE(status));
 }
 
 SG_FORWARDED_ENTRY(MPI_Test)
 int SG_ENTRY(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *status)
 {
     entering("MPI_Test", SG_WATCH_OUTSIDE, 1, request);
+    struct swap s;
+    int err = swap_in(&s, 1, request);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    int err = PMPI_Test(request, flag, status);
+    err = swap_out(&s, 1, request, PMPI_Test(s.passed, flag, status));
     return left(err, err == MPI_SUCCESS && *flag, NULL, KEPT_ONE(status));
 }
 
@@ -295,18 +339,27 @@ SG_FORWARDED_ENTRY(MPI_Waitall)
 int SG_ENTRY(MPI_Waitall)(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     entering("MPI_Waitall", SG_WATCH_WAIT, count, requests);
+    struct swap s;
+    int err = swap_in(&s, count, requests);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
     if (any_outstanding())
-        finish_among(count, requests);
-    return left(PMPI_Waitall(count, requests, statuses), count, NULL, KEPT(statuses));
+        finish_among(count, s.passed);
+    err = swap_out(&s, count, requests, PMPI_Waitall(count, s.passed, statuses));
+    return left(err, count, NULL, KEPT(statuses));
 }
 
 SG_FORWARDED_ENTRY(MPI_Testall)
 int SG_ENTRY(MPI_Testall)(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
     entering("MPI_Testall", SG_WATCH_OUTSIDE, count, requests);
+    struct swap s;
+    int err = swap_in(&s, count, requests);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    int err = PMPI_Testall(count, requests, flag, statuses);
+    err = swap_out(&s, count, requests, PMPI_Testall(count, s.passed, flag, statuses));
     return left(err, err == MPI_SUCCESS && *flag ? count : 0, NULL, KEPT(statuses));
 }
 
@@ -315,9 +368,13 @@ int SG_ENTRY(MPI_Testany)(int count, MPI_Request requests[], int *index, int *fl
                           MPI_Status *status)
 {
     entering("MPI_Testany", SG_WATCH_OUTSIDE, count, requests);
+    struct swap s;
+    int err = swap_in(&s, count, requests);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    int err = PMPI_Testany(count, requests, index, flag, status);
+    err = swap_out(&s, count, requests, PMPI_Testany(count, s.passed, index, flag, status));
     return left(err, err == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED, index,
                 KEPT_ONE(status));
 }
@@ -327,9 +384,14 @@ int SG_ENTRY(MPI_Testsome)(int incount, MPI_Request requests[], int *outcount, i
                            MPI_Status statuses[])
 {
     entering("MPI_Testsome", SG_WATCH_OUTSIDE, incount, requests);
+    struct swap s;
+    int err = swap_in(&s, incount, requests);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    int err = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    err = swap_out(&s, incount, requests,
+                   PMPI_Testsome(incount, s.passed, outcount, indices, statuses));
     return left(err, err == MPI_SUCCESS ? *outcount : 0, indices, KEPT(statuses));
 }
 
@@ -377,7 +439,11 @@ SG_FORWARDED_ENTRY(MPI_Waitany)
 int SG_ENTRY(MPI_Waitany)(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     entering("MPI_Waitany", SG_WATCH_WAIT, count, requests);
-    int err = wait_any(count, requests, index, status);
+    struct swap s;
+    int err = swap_in(&s, count, requests);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
+    err = swap_out(&s, count, requests, wait_any(count, s.passed, index, status));
     return left(err, *index != MPI_UNDEFINED, index, KEPT_ONE(status));
 }
 
@@ -386,13 +452,22 @@ int SG_ENTRY(MPI_Waitsome)(int incount, MPI_Request requests[], int *outcount, i
                            MPI_Status statuses[])
 {
     entering("MPI_Waitsome", SG_WATCH_WAIT, incount, requests);
-    int err = wait_some(incount, requests, outcount, indices, statuses);
+    struct swap s;
+    int err = swap_in(&s, incount, requests);
+    if (err != MPI_SUCCESS)
+        return left(err, 0, NULL, NULL);
+    err = swap_out(&s, incount, requests,
+                   wait_some(incount, s.passed, outcount, indices, statuses));
     return left(err, *outcount, indices, KEPT(statuses));
 }
 
+/* An active carrier's status is its internal request's; the carrier stays
+ * active until a completion call completes it. */
 SG_FORWARDED_ENTRY(MPI_Request_get_status)
 int SG_ENTRY(MPI_Request_get_status)(MPI_Request request, int *flag, MPI_Status *status)
 {
+    if (sg_persistent_any_active())
+        sg_persistent_swap_in(1, &request, &request);
     if (any_outstanding())
         progress_everything();
     return PMPI_Request_get_status(request, flag, status);
@@ -405,6 +480,9 @@ int SG_ENTRY(MPI_Request_get_status)(MPI_Request request, int *flag, MPI_Status 
 SG_FORWARDED_ENTRY(MPI_Request_free)
 int SG_ENTRY(MPI_Request_free)(MPI_Request *request)
 {
+    int err;
+    if (sg_persistent_free(request, &err)) /* a carrier: its plan with it */
+        return err;
     if (!any_outstanding())
         return PMPI_Request_free(request);
     int found = 0;
