@@ -1,6 +1,7 @@
 /* persistent_case ROUTINE COUNT [--root R] [--vector] [--requests K] [--remake] [--once]
  *                 [--waits]
  * persistent_case MPI_Gatherv_init COUNT --gap G [--root R]
+ * persistent_case MPI_Scatter_init[_c] COUNT --seeded [--root R]
  *
  * A persistent collective (MPI_Scatter_init, MPI_Allreduce_init_c, ...)
  * made through MPI_* (the layer's, where it is preloaded), K requests of it
@@ -29,10 +30,15 @@
  * they wrap: Class D), into a receive buffer only reserved; the root checks
  * each block where its intended displacement says against what its sender
  * sent, after each Start.
+ * --seeded (MPI_Scatter_init and _init_c alone): the root's block i holds
+ * the bytes (j + 7 i + 13 start) mod 251, which rank i checks after each of
+ * two Starts (MPI_Wait): no bare call, nothing doubled (the issue's case,
+ * 750,000,000 chars a rank at P = 3: 2.25 GB at the root).
  * Rank 0 prints one line of what agreed; a difference names the rank and
  * byte on stderr and exits with status 1. Not taken: Alltoallw's (its
  * blocks' datatypes) and the neighbourhood collectives. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -231,10 +237,45 @@ static void gather_far(enum sg_routine r, int n, long long gap, int root)
     free(intended);
 }
 
+/* --seeded: MPI_Scatter_init(_c) of n chars a rank, two Starts, each rank
+ * checking its block. */
+static void scatter_seeded(enum sg_routine r, long long n, int root)
+{
+    size_t each = (size_t)n;
+    unsigned char *send = rank == root ? malloc(each * (size_t)procs) : NULL;
+    unsigned char *recv = malloc(each > 0 ? each : 1);
+    if ((rank == root && send == NULL) || recv == NULL)
+        fail("out of memory");
+    MPI_Request request;
+    struct sg_call c = {.routine = r, .sendbuf = send, .sendcount = n, .sendtype = MPI_CHAR,
+                        .recvbuf = recv, .recvcount = n, .recvtype = MPI_CHAR, .root = root,
+                        .comm = MPI_COMM_WORLD, .info = MPI_INFO_NULL, .request = &request};
+    check(sg_call_invoke(&via_mpi, &c), "the _init");
+    for (int start = 0; start < 2; start++) {
+        for (int i = 0; rank == root && i < procs; i++)
+            for (size_t j = 0; j < each; j++)
+                send[(size_t)i * each + j] = (unsigned char)((j + 7u * (size_t)i + 13u * (size_t)start) % 251);
+        check(MPI_Start(&request), "MPI_Start");
+        check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+        for (size_t j = 0; j < each; j++)
+            if (recv[j] != (unsigned char)((j + 7u * (size_t)rank + 13u * (size_t)start) % 251))
+                fail("%s: start %d: byte %zu of this rank's block is wrong", name, start, j);
+    }
+    check(MPI_Request_free(&request), "MPI_Request_free");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("persistent_case: %s count=%lld P=%d root=%d: 2 starts, every byte of every "
+               "block where the root put it\n",
+               name, n, procs, root);
+    free(send);
+    free(recv);
+}
+
 static void usage(const char *why)
 {
     fprintf(stderr, "usage: persistent_case ROUTINE COUNT [--root R] [--vector] "
-                    "[--requests K] [--remake] [--once] [--waits] [--gap G]: %s\n", why);
+                    "[--requests K] [--remake] [--once] [--waits] [--gap G] [--seeded]: %s\n",
+            why);
     exit(2);
 }
 
@@ -242,7 +283,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         usage("a routine and a count");
-    int root = -1, vector = 0, once = 0, remake = 0, k_count = 1, waits = 0;
+    int root = -1, vector = 0, once = 0, remake = 0, k_count = 1, waits = 0, seeded = 0;
     long long gap = 0;
     for (int a = 3; a < argc; a++) {
         if (strcmp(argv[a], "--root") == 0 && a + 1 < argc)
@@ -255,6 +296,8 @@ int main(int argc, char **argv)
             remake = 1;
         else if (strcmp(argv[a], "--waits") == 0)
             waits = 1;
+        else if (strcmp(argv[a], "--seeded") == 0)
+            seeded = 1;
         else if (strcmp(argv[a], "--requests") == 0 && a + 1 < argc)
             k_count = atoi(argv[++a]);
         else if (strcmp(argv[a], "--gap") == 0 && a + 1 < argc)
@@ -271,8 +314,8 @@ int main(int argc, char **argv)
         usage("--requests: 1 to 8");
     char *end;
     long long n = strtoll(argv[2], &end, 10);
-    if (*end != '\0' || n < 0 || n > 1 << 28)
-        usage("the count: a decimal from 0 to 2^28");
+    if (*end != '\0' || n < 0 || (n > 1 << 28 && !seeded) || n > INT_MAX)
+        usage("the count: a decimal from 0 to 2^28 (to INT_MAX with --seeded)");
     const struct sg_routine_info *info = &sg_routines[r];
     name = info->name;
     int large = sg_is_large_count((enum sg_routine)r);
@@ -281,6 +324,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* said, with its words */
     root = info->rooted ? (root < 0 ? procs - 1 : root) : -1;
+    if (seeded) {
+        if (sg_blocking_form((enum sg_routine)r) != SG_MPI_Scatter)
+            usage("--seeded goes with MPI_Scatter_init and MPI_Scatter_init_c");
+        scatter_seeded((enum sg_routine)r, n, root);
+        MPI_Finalize();
+        return 0;
+    }
     if (gap > 0) {
         if (sg_blocking_form((enum sg_routine)r) != SG_MPI_Gatherv || large)
             usage("--gap goes with MPI_Gatherv_init");
