@@ -16,6 +16,9 @@ struct pending {
     struct sg_runner runner; /* the sub-calls, and what they keep */
     int error;               /* the first error of a sub-call: the request's */
     int freed;               /* the caller let go of its handle (MPI_Request_free) */
+    void (*done)(void *);    /* freed by sg_pending_release: called once complete */
+    void *done_state;
+    MPI_Request stands_for;  /* the caller's request that completes with it (a carrier) */
     atomic_flag busy;        /* a thread is moving it on */
     atomic_int completed;    /* left the list: MPI_Grequest_complete is called */
     struct pending *next;
@@ -97,10 +100,14 @@ static void progress_claimed(struct pending *p, int block)
     MPI_Request request = p->request;
     pthread_mutex_lock(&lock);
     int freed = p->freed;
+    void (*then)(void *) = p->done;
+    void *then_state = p->done_state;
     pthread_mutex_unlock(&lock);
     PMPI_Grequest_complete(request); /* from here on MPI may free `p` */
     if (freed) /* the caller's MPI_Request_free, done now */
         PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (then != NULL)
+        then(then_state);
 }
 
 /* MPICH's extended generalized requests are polled by its progress engine,
@@ -154,7 +161,7 @@ static int claim(MPI_Request request, struct pending **claimed)
     int result = 0;
     pthread_mutex_lock(&lock);
     for (struct pending *p = outstanding; p != NULL; p = p->next)
-        if (p->request == request) {
+        if (p->request == request || p->stands_for == request) {
             result = atomic_flag_test_and_set(&p->busy) ? -1 : 1;
             *claimed = p;
             break;
@@ -206,6 +213,7 @@ int sg_pending_start(struct sg_runner *runner, MPI_Request *request)
         sg_runner_finish(runner);
         return MPI_ERR_NO_MEM;
     }
+    p->stands_for = MPI_REQUEST_NULL;
     atomic_flag_clear(&p->busy);
     atomic_flag_test_and_set(&p->busy); /* no one moves it on before it is listed */
     pthread_once(&looked_up, look_up);
@@ -226,6 +234,31 @@ int sg_pending_start(struct sg_runner *runner, MPI_Request *request)
     pthread_mutex_unlock(&lock);
     progress_claimed(p, 0); /* completes at once when nothing was started */
     return MPI_SUCCESS;
+}
+
+void sg_pending_release(MPI_Request request, MPI_Request stands_for, void (*done)(void *),
+                        void *state)
+{
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    for (struct pending *p = outstanding; p != NULL && !found; p = p->next)
+        if (p->request == request) {
+            found = p->freed = 1;
+            p->done = done;
+            p->done_state = state;
+            p->stands_for = stands_for;
+        }
+    pthread_mutex_unlock(&lock);
+    if (!found) { /* it left the list, complete or about to be */
+        PMPI_Wait(&request, MPI_STATUS_IGNORE);
+        done(state);
+    }
+}
+
+void sg_pending_finish(MPI_Request stands_for)
+{
+    if (any_outstanding())
+        finish_among(1, &stands_for);
 }
 
 void sg_pending_finish_all(void)
@@ -273,65 +306,22 @@ static __attribute__((noinline)) const MPI_Status *kept(const MPI_Status *status
 #define KEPT(statuses) kept(statuses, MPI_STATUSES_IGNORE)
 #define KEPT_ONE(status) kept(status, MPI_STATUS_IGNORE)
 
-/* The requests a completion call passes on (persistent.h): the caller's,
- * or where an active carrier is among them a copy with its internal
- * request instead, which swap_out undoes (the carriers stay in the
- * caller's array). */
-#define SWAP_ROOM 16
-struct swap {
-    MPI_Request *passed;
-    MPI_Request room[SWAP_ROOM];
-    MPI_Request *heap;
-};
-
-static int swap_in(struct swap *s, int count, MPI_Request requests[])
-{
-    s->passed = requests;
-    s->heap = NULL;
-    if (!sg_persistent_any_active() || count <= 0)
-        return MPI_SUCCESS;
-    MPI_Request *into = count <= SWAP_ROOM ? s->room
-                                           : (s->heap = malloc((size_t)count * sizeof *into));
-    if (into == NULL)
-        return MPI_ERR_NO_MEM;
-    if (sg_persistent_swap_in(count, requests, into))
-        s->passed = into;
-    return MPI_SUCCESS;
-}
-
-static int swap_out(struct swap *s, int count, MPI_Request requests[], int err)
-{
-    if (s->passed != requests)
-        sg_persistent_swap_out(count, requests, s->passed);
-    free(s->heap);
-    return err;
-}
-
 SG_FORWARDED_ENTRY(MPI_Wait)
 int SG_ENTRY(MPI_Wait)(MPI_Request *request, MPI_Status *status)
 {
     entering("MPI_Wait", SG_WATCH_WAIT, 1, request);
-    struct swap s;
-    int err = swap_in(&s, 1, request);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
     if (any_outstanding())
-        finish_among(1, s.passed);
-    err = swap_out(&s, 1, request, PMPI_Wait(s.passed, status));
-    return left(err, 1, NULL, KEPT_ONE(status));
+        finish_among(1, request);
+    return left(PMPI_Wait(request, status), 1, NULL, KEPT_ONE(status));
 }
 
 SG_FORWARDED_ENTRY(MPI_Test)
 int SG_ENTRY(MPI_Test)(MPI_Request *request, int *flag, MPI_Status *status)
 {
     entering("MPI_Test", SG_WATCH_OUTSIDE, 1, request);
-    struct swap s;
-    int err = swap_in(&s, 1, request);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    err = swap_out(&s, 1, request, PMPI_Test(s.passed, flag, status));
+    int err = PMPI_Test(request, flag, status);
     return left(err, err == MPI_SUCCESS && *flag, NULL, KEPT_ONE(status));
 }
 
@@ -339,27 +329,18 @@ SG_FORWARDED_ENTRY(MPI_Waitall)
 int SG_ENTRY(MPI_Waitall)(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     entering("MPI_Waitall", SG_WATCH_WAIT, count, requests);
-    struct swap s;
-    int err = swap_in(&s, count, requests);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
     if (any_outstanding())
-        finish_among(count, s.passed);
-    err = swap_out(&s, count, requests, PMPI_Waitall(count, s.passed, statuses));
-    return left(err, count, NULL, KEPT(statuses));
+        finish_among(count, requests);
+    return left(PMPI_Waitall(count, requests, statuses), count, NULL, KEPT(statuses));
 }
 
 SG_FORWARDED_ENTRY(MPI_Testall)
 int SG_ENTRY(MPI_Testall)(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
     entering("MPI_Testall", SG_WATCH_OUTSIDE, count, requests);
-    struct swap s;
-    int err = swap_in(&s, count, requests);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    err = swap_out(&s, count, requests, PMPI_Testall(count, s.passed, flag, statuses));
+    int err = PMPI_Testall(count, requests, flag, statuses);
     return left(err, err == MPI_SUCCESS && *flag ? count : 0, NULL, KEPT(statuses));
 }
 
@@ -368,13 +349,9 @@ int SG_ENTRY(MPI_Testany)(int count, MPI_Request requests[], int *index, int *fl
                           MPI_Status *status)
 {
     entering("MPI_Testany", SG_WATCH_OUTSIDE, count, requests);
-    struct swap s;
-    int err = swap_in(&s, count, requests);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    err = swap_out(&s, count, requests, PMPI_Testany(count, s.passed, index, flag, status));
+    int err = PMPI_Testany(count, requests, index, flag, status);
     return left(err, err == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED, index,
                 KEPT_ONE(status));
 }
@@ -384,14 +361,9 @@ int SG_ENTRY(MPI_Testsome)(int incount, MPI_Request requests[], int *outcount, i
                            MPI_Status statuses[])
 {
     entering("MPI_Testsome", SG_WATCH_OUTSIDE, incount, requests);
-    struct swap s;
-    int err = swap_in(&s, incount, requests);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
     if (any_outstanding())
         progress_everything();
-    err = swap_out(&s, incount, requests,
-                   PMPI_Testsome(incount, s.passed, outcount, indices, statuses));
+    int err = PMPI_Testsome(incount, requests, outcount, indices, statuses);
     return left(err, err == MPI_SUCCESS ? *outcount : 0, indices, KEPT(statuses));
 }
 
@@ -402,7 +374,7 @@ static int holds_one(int count, const MPI_Request requests[])
     pthread_mutex_lock(&lock);
     for (struct pending *p = outstanding; p != NULL && !found; p = p->next)
         for (int i = 0; i < count && !found; i++)
-            found = requests[i] == p->request;
+            found = requests[i] == p->request || requests[i] == p->stands_for;
     pthread_mutex_unlock(&lock);
     return found;
 }
@@ -439,11 +411,7 @@ SG_FORWARDED_ENTRY(MPI_Waitany)
 int SG_ENTRY(MPI_Waitany)(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     entering("MPI_Waitany", SG_WATCH_WAIT, count, requests);
-    struct swap s;
-    int err = swap_in(&s, count, requests);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
-    err = swap_out(&s, count, requests, wait_any(count, s.passed, index, status));
+    int err = wait_any(count, requests, index, status);
     return left(err, *index != MPI_UNDEFINED, index, KEPT_ONE(status));
 }
 
@@ -452,22 +420,13 @@ int SG_ENTRY(MPI_Waitsome)(int incount, MPI_Request requests[], int *outcount, i
                            MPI_Status statuses[])
 {
     entering("MPI_Waitsome", SG_WATCH_WAIT, incount, requests);
-    struct swap s;
-    int err = swap_in(&s, incount, requests);
-    if (err != MPI_SUCCESS)
-        return left(err, 0, NULL, NULL);
-    err = swap_out(&s, incount, requests,
-                   wait_some(incount, s.passed, outcount, indices, statuses));
+    int err = wait_some(incount, requests, outcount, indices, statuses);
     return left(err, *outcount, indices, KEPT(statuses));
 }
 
-/* An active carrier's status is its internal request's; the carrier stays
- * active until a completion call completes it. */
 SG_FORWARDED_ENTRY(MPI_Request_get_status)
 int SG_ENTRY(MPI_Request_get_status)(MPI_Request request, int *flag, MPI_Status *status)
 {
-    if (sg_persistent_any_active())
-        sg_persistent_swap_in(1, &request, &request);
     if (any_outstanding())
         progress_everything();
     return PMPI_Request_get_status(request, flag, status);

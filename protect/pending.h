@@ -22,6 +22,17 @@
  * been waited for. */
 int sg_pending_start(struct sg_runner *runner, MPI_Request *request);
 
+/* Let go of `request` (sg_pending_start's) as MPI_Request_free does, and
+ * call done(state) once it is complete: at once where it is (a carrier's
+ * run, persistent.h). Until then the completion calls take `stands_for`
+ * (the carrier, which done completes) for it: waiting for that one moves
+ * it on. */
+void sg_pending_release(MPI_Request request, MPI_Request stands_for, void (*done)(void *),
+                        void *state);
+
+/* Finish the one that `stands_for` stands for, if any. */
+void sg_pending_finish(MPI_Request stands_for);
+
 /* Finish every outstanding one (MPI_Finalize). */
 void sg_pending_finish_all(void);
 
