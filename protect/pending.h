@@ -10,7 +10,9 @@
  * kept and completes the generalized request; then the call goes to PMPI as
  * it came. Without such requests outstanding the interception is one atomic
  * load. A request the caller frees early is still moved on by later calls
- * and finished at MPI_Finalize. */
+ * and finished at MPI_Finalize. A persistent collective's carrier
+ * (persistent.h) stands for the one its Start made: among the arguments,
+ * it is moved on as that one is. */
 #ifndef SCALEGUARD_PENDING_H
 #define SCALEGUARD_PENDING_H
 

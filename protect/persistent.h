@@ -7,15 +7,16 @@
  * request is the MPI's own. Where one does, every rank's caller gets a
  * carrier: a persistent request of the MPI that the layer owns, a 0-byte
  * receive on the layer's copy of MPI_COMM_SELF with a tag of its own, and
- * a table maps it to the plan. MPI_Start and MPI_Startall (and mpi_f08's,
- * which call PMPI_Start past the C ones) start the carrier and run its plan
- * as an I-form's call runs (its sub-calls started behind one generalized
- * request: pending.h), so the Start returns at once; when those are done
- * the layer sends the carrier its 0-byte message. So the carrier completes
- * in the MPI, for every completion call of every language, as MPICH's
- * progress engine polls the generalized request (MPIX_Grequest_start), and
- * stays, inactive, for the next Start. MPI_Request_free of a carrier (an
- * active one waited for first) frees the plan with it. Without a carrier,
+ * a table maps it to the plan. MPI_Start and MPI_Startall start the
+ * carrier and run its plan as an I-form's call runs (its sub-calls started
+ * behind one generalized request: pending.h), so the Start returns at once;
+ * when those are done the layer sends the carrier its 0-byte message. So
+ * the carrier completes in the MPI, whichever completion call is made (the
+ * layer's move the run on where the carrier is among their requests), and
+ * stays, inactive, for the next Start. mpi_f08's MPI_Start, MPI_Startall
+ * and completion calls call PMPI past the C ones: its Start has an entry
+ * point here and runs to its end. MPI_Request_free of a carrier (an active
+ * one waited for first) frees the plan with it. Without a carrier,
  * MPI_Start and MPI_Startall cost one atomic load, MPI_Request_free one
  * more.
  *
