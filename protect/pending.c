@@ -161,7 +161,8 @@ static int claim(MPI_Request request, struct pending **claimed)
     int result = 0;
     pthread_mutex_lock(&lock);
     for (struct pending *p = outstanding; p != NULL; p = p->next)
-        if (p->request == request || p->stands_for == request) {
+        if (p->request == request ||
+            (p->stands_for != MPI_REQUEST_NULL && p->stands_for == request)) {
             result = atomic_flag_test_and_set(&p->busy) ? -1 : 1;
             *claimed = p;
             break;
@@ -374,7 +375,8 @@ static int holds_one(int count, const MPI_Request requests[])
     pthread_mutex_lock(&lock);
     for (struct pending *p = outstanding; p != NULL && !found; p = p->next)
         for (int i = 0; i < count && !found; i++)
-            found = requests[i] == p->request || requests[i] == p->stands_for;
+            found = requests[i] == p->request ||
+                    (p->stands_for != MPI_REQUEST_NULL && requests[i] == p->stands_for);
     pthread_mutex_unlock(&lock);
     return found;
 }

@@ -1019,8 +1019,9 @@ static void report(enum sg_routine routine, const struct sg_call *c, const struc
 /* ---- Persistent calls ----------------------------------------------------
  *
  * A persistent call's plan is made at its `_init` (collective, so every
- * rank detects and decides as for the I-form, with the same agreement)
- * and run at each MPI_Start as the I-form's call runs (persistent.h).
+ * rank detects and decides as for the I-form, with the same agreement,
+ * and then agrees whether any rank runs a workaround: prepare) and run at
+ * each MPI_Start as the I-form's call runs (persistent.h).
  * What lives where: the call (its buffers and arrays are the
  * application's, fixed until MPI_Request_free), what detect found (the
  * recovered or widened displacements: f.recv.intended, f.send.intended)
@@ -1028,8 +1029,8 @@ static void report(enum sg_routine routine, const struct sg_call *c, const struc
  * ones: dc.told; W2's and W1-B's described sides: dc.d, pointing into
  * those; W1-B point to point's private communicator: dc.copy, cached on
  * the communicator like every private copy) stay in one struct sg_plan_kept
- * until MPI_Request_free (sg_plan_free); W1-A's communicators are cached
- * on the communicator as for every call; what a Start's sub-calls keep
+ * until MPI_Request_free (sg_plan_free); no plan of W1-A is kept (its
+ * communicators are a cache: runs_a_workaround); what a Start's sub-calls keep
  * (W2's types, W1-B's rounds' arrays, W3's widened arrays) is the runner's,
  * released when that Start's sub-calls are done (pending.h). */
 struct sg_plan_kept {
