@@ -254,7 +254,8 @@ static void scatter_seeded(enum sg_routine r, long long n, int root)
     for (int start = 0; start < 2; start++) {
         for (int i = 0; rank == root && i < procs; i++)
             for (size_t j = 0; j < each; j++)
-                send[(size_t)i * each + j] = (unsigned char)((j + 7u * (size_t)i + 13u * (size_t)start) % 251);
+                send[(size_t)i * each + j] =
+                    (unsigned char)((j + 7u * (size_t)i + 13u * (size_t)start) % 251);
         check(MPI_Start(&request), "MPI_Start");
         check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
         for (size_t j = 0; j < each; j++)
