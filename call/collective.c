@@ -123,7 +123,8 @@ static uint64_t message_count(const struct sg_call_side *side, int rank)
 
 /* Alltoallw's shape: its largest block in basic elements of the block's
  * own datatype, of either side (as the rank at its other end sees it too),
- * and the span of its datatypes' signature lengths. */
+ * and the span of the signature lengths of its blocks' datatypes (of those
+ * that hold data: a rank's empty blocks move nothing to cut). */
 static int w_shape(const struct sg_call_side *send, const struct sg_call_side *recv,
                    struct sg_shape *shape)
 {
@@ -155,8 +156,10 @@ static int w_shape(const struct sg_call_side *send, const struct sg_call_side *r
         }
     }
     shape->elements = elements;
-    shape->elements_min = count ? least : elements;
-    shape->elements_max = count ? greatest : elements;
+    /* no block of data: no datatype for the ranks to compare, a span that
+     * their MAX of the largest and the negated smallest leaves out */
+    shape->elements_min = count ? least : INT64_MAX;
+    shape->elements_max = count ? greatest : 0;
     shape->count = count;
     shape->size = (uint64_t)size;
     sg_in_basic_elements(count, (uint64_t)size, elements, &shape->n, &shape->s);

@@ -397,7 +397,8 @@ static inline int sg_comm_test_inter(MPI_Comm comm, int *inter)
  * per basic element (rounded up for a signature that mixes sizes), P the
  * communicator's size. `elements` is the signature length of the datatype
  * n was counted in; `elements_min`/`elements_max` span those of every
- * datatype this rank passes (its sides without MPI_IN_PLACE), which the
+ * datatype this rank passes (its sides without MPI_IN_PLACE; of a W side
+ * the blocks' that hold data, none: INT64_MAX and 0), which the
  * v-routines' ranks compare (plan_agreement.c); `count` and `size`
  * are n and s as the MPI itself sees them on this rank, in elements of that
  * datatype. A neighbourhood collective's blocks are its neighbours, and its
