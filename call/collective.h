@@ -128,7 +128,8 @@ struct sg_call {
 /* A call of a large-count form as the same call of its int form, where
  * every count and displacement it holds on this rank fits in int (its
  * arrays have `procs` entries): `narrow` gets it, its arrays copied into
- * `ints` (4 procs of them, the caller's, which must outlive the call).
+ * `ints` (4 procs of them, the caller's, which must outlive the call), but
+ * displacements the int form takes as MPI_Aint (sg_displs_are_aint), kept.
  * Either may be NULL: only whether it fits. Returns 0, or -1 where one
  * does not fit (nothing is cut: a count is never narrowed past INT_MAX). */
 int sg_call_narrow(const struct sg_call *c, int procs, int *ints, struct sg_call *narrow);
