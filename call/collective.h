@@ -77,16 +77,18 @@ struct sg_call {
     enum sg_routine routine;
     const void *sendbuf;
     MPI_Count sendcount;   /* Bcast: count; reductions: count (or recvcount) */
-    struct sg_counts sendcounts;    /* Scatterv, Alltoallv(w) */
-    struct sg_displs_array sdispls; /* Scatterv, Alltoallv; Alltoallw: in bytes */
-    MPI_Datatype sendtype; /* reductions and Bcast: the datatype; Alltoallw: NULL */
-    const MPI_Datatype *sendtypes; /* Alltoallw: each block's */
+    struct sg_counts sendcounts;    /* Scatterv, Alltoallv(w), Neighbor_alltoallv(w) */
+    struct sg_displs_array sdispls; /* Scatterv, Alltoallv; the W sides' (Alltoallw,
+                                     * Neighbor_alltoallw: MPI_Aint in every form) in bytes */
+    MPI_Datatype sendtype; /* reductions and Bcast: the datatype; W sides: NULL */
+    const MPI_Datatype *sendtypes; /* W sides: each block's */
     void *recvbuf;         /* Bcast: the buffer */
     MPI_Count recvcount;
-    struct sg_counts recvcounts;    /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter */
-    struct sg_displs_array rdispls; /* Gatherv, Allgatherv, Alltoallv; Alltoallw: in bytes */
-    MPI_Datatype recvtype; /* Alltoallw: MPI_DATATYPE_NULL */
-    const MPI_Datatype *recvtypes; /* Alltoallw: each block's */
+    struct sg_counts recvcounts;    /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter,
+                                     * their neighbourhood forms */
+    struct sg_displs_array rdispls; /* Gatherv, Allgatherv, Alltoallv; W sides: in bytes */
+    MPI_Datatype recvtype; /* W sides: MPI_DATATYPE_NULL */
+    const MPI_Datatype *recvtypes; /* W sides: each block's */
     MPI_Op op;
     int root;
     MPI_Comm comm;
