@@ -27,8 +27,9 @@
  * received block is checked against what its neighbour sent (the graph's
  * too); the ring and the clique make no bare call (the fault preload's
  * PMPI wrappers would fail it, a wrapped layout would crash it), and there
- * -g GAP puts GAP chars (under 2^31) after each of a v-routine's receive
- * blocks, their displacements summed in C int as an application does, so
+ * -g GAP puts GAP chars (under 2^31) after each of Allgatherv's or
+ * Alltoallv's receive blocks, their displacements summed in C int as an
+ * application does (Alltoallw's are MPI_Aint: no wrap to make), so
  * past INT_MAX they wrap (Class D): the receive buffer is only reserved
  * (the gap costs no memory), with 4 GiB of PROT_NONE on either side.
  *
@@ -285,7 +286,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: neighbour_case -c MPI_[I]{Neighbor,neighbor}_{allgather,"
                             "allgatherv,alltoall,alltoallv,alltoallw}[_c] -t "
                             "torus|graph|ring|clique [-n COUNT] [-g GAP] (P >= 3 on the ring "
-                            "and the clique; -g: a v-routine but Alltoallw there, GAP < "
+                            "and the clique; -g: Allgatherv or Alltoallv there, GAP < "
                             "2^31)\n");
         MPI_Finalize();
         return 2;
@@ -333,7 +334,7 @@ int main(int argc, char **argv)
         l.recv_length[i] = (int64_t)l.recv_counts[i] * size_of(l.recv_types[i]);
         l.wide_recv_counts[i] = l.recv_counts[i];
         l.recv_bytes += w ? W_GAP : 0;
-        l.recv_displs[i] = w ? (int)l.recv_bytes : sum;
+        l.recv_displs[i] = sum;
         l.recv_at[i] = l.recv_aint[i] = l.recv_bytes;
         sum = (int)(uint32_t)((uint32_t)sum + (uint32_t)l.recv_counts[i] + (uint32_t)gap);
         l.recv_bytes += l.recv_length[i] + gap;
