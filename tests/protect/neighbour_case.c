@@ -27,10 +27,10 @@
  * received block is checked against what its neighbour sent (the graph's
  * too); the ring and the clique make no bare call (the fault preload's
  * PMPI wrappers would fail it, a wrapped layout would crash it), and there
- * -g GAP puts GAP chars (under 2^31) after each of Allgatherv's or
- * Alltoallv's receive blocks, their displacements summed in C int as an
- * application does (Alltoallw's are MPI_Aint: no wrap to make), so
- * past INT_MAX they wrap (Class D): the receive buffer is only reserved
+ * -g GAP puts GAP chars (under 2^31) after each of a v-routine's receive
+ * blocks, their displacements summed in C int as an application does, so
+ * past INT_MAX they wrap (Class D; Alltoallw's are MPI_Aint, which go past
+ * INT_MAX without a wrap): the receive buffer is only reserved
  * (the gap costs no memory), with 4 GiB of PROT_NONE on either side.
  *
  * Exit status (the same on every rank): 0 every byte right, 3 wrong data,
@@ -281,13 +281,12 @@ int main(int argc, char **argv)
     int ring = topology && (strcmp(topology, "ring") == 0 || strcmp(topology, "clique") == 0);
     if (l.routine == ROUTINES || comm == MPI_COMM_NULL || count <= 0 || gap < 0 ||
         gap > INT32_MAX || (ring && procs < 3) ||
-        (gap > 0 && (!ring || (l.routine != ALLGATHERV && l.routine != ALLTOALLV)))) {
+        (gap > 0 && (!ring || l.routine == ALLGATHER || l.routine == ALLTOALL))) {
         if (rank == 0)
             fprintf(stderr, "usage: neighbour_case -c MPI_[I]{Neighbor,neighbor}_{allgather,"
                             "allgatherv,alltoall,alltoallv,alltoallw}[_c] -t "
                             "torus|graph|ring|clique [-n COUNT] [-g GAP] (P >= 3 on the ring "
-                            "and the clique; -g: Allgatherv or Alltoallv there, GAP < "
-                            "2^31)\n");
+                            "and the clique; -g: a v-routine there, GAP < 2^31)\n");
         MPI_Finalize();
         return 2;
     }
@@ -379,7 +378,9 @@ int main(int argc, char **argv)
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
         fprintf(stderr, "neighbour_case: %s on the %s, rank 0 receives %d blocks%s: %s\n",
-                routine_name, topology, l.in, gap ? " (wrapped displacements)" : "",
+                routine_name, topology, l.in,
+                !gap ? "" : l.routine == ALLTOALLW ? " (displacements past INT_MAX)"
+                                                   : " (wrapped displacements)",
                 worst == 0 ? "every byte right" : worst == STATUS_WRONG ? "WRONG DATA"
                                                                         : "MPI ERROR");
     MPI_Comm_free(&comm);
