@@ -117,7 +117,7 @@ static const enum sg_routine families_with_a_case[] = {
     SG_MPI_Bcast,     SG_MPI_Scatterv, SG_MPI_Gatherv,   SG_MPI_Allgatherv,
     SG_MPI_Alltoallv, SG_MPI_Reduce,   SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
     SG_MPI_Scan,      SG_MPI_Exscan,    SG_MPI_Alltoallw, SG_MPI_Neighbor_allgatherv,
-    SG_MPI_Neighbor_alltoallv,
+    SG_MPI_Neighbor_alltoallv, SG_MPI_Neighbor_alltoallw,
 };
 
 /* The neighbourhood collectives run over a complete distributed graph of
@@ -202,8 +202,8 @@ struct bench {
     int *counts, *displs; /* v-routines: every rank's block, as user code computes it
                            * (Alltoallw: displs in bytes) */
     MPI_Count *wide_counts; /* the same of a large-count routine, whose MPI_Aint */
-    MPI_Aint *wide_displs;  /* displacements cannot wrap */
-    MPI_Datatype *types;  /* Alltoallw: every block's datatype (`type`) */
+    MPI_Aint *wide_displs;  /* displacements cannot wrap (Neighbor_alltoallw's: every form) */
+    MPI_Datatype *types;  /* Alltoallw(, Neighbor_): every block's datatype (`type`) */
     size_t *offsets;      /* where each block really starts, in elements */
     void *send, *recv;
     struct buffer_bytes bytes;
@@ -461,10 +461,11 @@ static size_t block(const struct bench *b, int r)
 
 /* Every rank's block of `count` elements, laid out one after another (or in
  * reverse rank order); displs summed in int like user code, so they wrap
- * (Alltoallw's in bytes, which wrap `size` times sooner). */
+ * (Alltoallw's in bytes, which wrap `size` times sooner; MPI_Aint ones
+ * cannot: sg_displs_are_aint). */
 static void layout(struct bench *b)
 {
-    unsigned unit = b->family == SG_MPI_Alltoallw ? (unsigned)b->size : 1u;
+    unsigned unit = sg_routines[b->routine].send == SG_SIDE_W ? (unsigned)b->size : 1u;
     int blocks = b->procs;
     for (int k = 0; k < blocks; k++) {
         int i = b->reversed ? blocks - 1 - k : k;
@@ -475,10 +476,10 @@ static void layout(struct bench *b)
         b->displs[i] = k == 0 ? 0
                               : (int)(unsigned)((unsigned)b->displs[previous] +
                                                 (unsigned)b->counts[previous] * unit);
-        if (b->large) {
+        if (b->large)
             b->wide_counts[i] = b->count;
+        if (b->wide_displs)
             b->wide_displs[i] = (MPI_Aint)b->offsets[i] * (MPI_Aint)unit;
-        }
     }
 }
 
@@ -667,7 +668,8 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         break;
     }
     case SG_MPI_Neighbor_allgatherv:
-    case SG_MPI_Neighbor_alltoallv: { /* the complete graph: neighbour d is rank d */
+    case SG_MPI_Neighbor_alltoallv:
+    case SG_MPI_Neighbor_alltoallw: { /* the complete graph: neighbour d is rank d */
         int gather = b->family == SG_MPI_Neighbor_allgatherv;
         for (int d = 0; d < (gather ? 1 : P); d++)
             fill(b, send, block(b, d), n, data(b, me, gather ? 0 : d));
@@ -680,6 +682,9 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         else if (regular)
             TIMED(Neighbor_alltoall, Ineighbor_alltoall, send, b->count, t, recv, b->count, t,
                   comm);
+        else if (b->family == SG_MPI_Neighbor_alltoallw) /* MPI_Aint byte displs, any form */
+            TIMED(Neighbor_alltoallw, Ineighbor_alltoallw, send, call_counts, b->wide_displs,
+                  b->types, recv, call_counts, b->wide_displs, b->types, comm);
         else
             TIMED(Neighbor_alltoallv, Ineighbor_alltoallv, send, call_counts, call_displs, t,
                   recv, call_counts, call_displs, t, comm);
@@ -1177,12 +1182,13 @@ int main(int argc, char **argv)
     b.displs = calloc(blocks, sizeof *b.displs);
     b.offsets = calloc(blocks, sizeof *b.offsets);
     b.types = calloc(blocks, sizeof *b.types);
-    if (b.large) {
+    if (b.large)
         b.wide_counts = calloc(blocks, sizeof *b.wide_counts);
+    if (sg_displs_are_aint(b.routine))
         b.wide_displs = calloc(blocks, sizeof *b.wide_displs);
-    }
     if (b.counts == NULL || b.displs == NULL || b.offsets == NULL || b.types == NULL ||
-        (b.large && (b.wide_counts == NULL || b.wide_displs == NULL))) {
+        (b.large && b.wide_counts == NULL) ||
+        (sg_displs_are_aint(b.routine) && b.wide_displs == NULL)) {
         fprintf(stderr, PROGRAM ": rank %d: cannot allocate the layout of %d ranks\n", b.rank,
                 b.procs);
         MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);

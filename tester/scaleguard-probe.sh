@@ -260,9 +260,13 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flo
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=()
-while read -r name kind form send _ reduces _; do
+declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=() aint_displs=()
+while read -r name kind form send _ reduces blocks; do
   large[$name]=$([[ $name == *_c ]] && echo 1 || echo 0) # MPI_Count counts, MPI_Aint displs
+  # MPI_Aint displacements, which do not wrap: a large-count routine's, and a
+  # neighbourhood's W sides' in every form (MPI_Neighbor_alltoallw)
+  aint_displs[$name]=$([[ $name == *_c || ($send == send=w && $blocks == blocks=neighbours) ]] &&
+    echo 1 || echo 0)
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
   has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
   packed[$name]=$([[ $send == send=packed ]] && echo 1 || echo 0)
@@ -1140,10 +1144,10 @@ search() {
 
   # Class D: the first failure is where the last int displacement, (P-1)*n
   # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX; never of a
-  # large-count routine, whose MPI_Aint displacements do not wrap.
+  # routine whose MPI_Aint displacements do not wrap (aint_displs).
   local classified unit=1
   ((in_bytes[$routine] == 0)) || unit=$s
-  if ((irregular[$routine] && !large[$routine] && (p - 1) * safe * unit <= INT_MAX &&
+  if ((irregular[$routine] && !aint_displs[$routine] && (p - 1) * safe * unit <= INT_MAX &&
     (p - 1) * fail * unit > INT_MAX)); then
     classified=(class=D)
   else
