@@ -82,11 +82,16 @@ int sg_call_narrow(const struct sg_call *c, int procs, int *ints, struct sg_call
 {
     int form = sg_in_count_form(c->routine, 0);
     struct sg_call n = *c;
+    /* displacements the int form takes as MPI_Aint stay (Neighbor_alltoallw) */
+    const struct sg_displs_array kept = {0};
+    int aint = form >= 0 && sg_displs_are_aint((enum sg_routine)form);
     if (!fits_int(c->sendcount) || !fits_int(c->recvcount) || form < 0 ||
         narrow_counts(c->sendcounts, procs, ints, &n.sendcounts) != 0 ||
-        narrow_displs(c->sdispls, procs, ints ? ints + procs : NULL, &n.sdispls) != 0 ||
+        narrow_displs(aint ? kept : c->sdispls, procs, ints ? ints + procs : NULL,
+                      &n.sdispls) != 0 ||
         narrow_counts(c->recvcounts, procs, ints ? ints + 2 * procs : NULL, &n.recvcounts) != 0 ||
-        narrow_displs(c->rdispls, procs, ints ? ints + 3 * procs : NULL, &n.rdispls) != 0)
+        narrow_displs(aint ? kept : c->rdispls, procs, ints ? ints + 3 * procs : NULL,
+                      &n.rdispls) != 0)
         return -1;
     n.routine = (enum sg_routine)form;
     if (narrow)
@@ -123,7 +128,8 @@ static uint64_t message_count(const struct sg_call_side *side, int rank)
 
 /* Alltoallw's shape: its largest block in basic elements of the block's
  * own datatype, of either side (as the rank at its other end sees it too),
- * and the span of its datatypes' signature lengths. */
+ * and the span of the signature lengths of its blocks' datatypes (of those
+ * that hold data: a rank's empty blocks move nothing to cut). */
 static int w_shape(const struct sg_call_side *send, const struct sg_call_side *recv,
                    struct sg_shape *shape)
 {
@@ -155,8 +161,10 @@ static int w_shape(const struct sg_call_side *send, const struct sg_call_side *r
         }
     }
     shape->elements = elements;
-    shape->elements_min = count ? least : elements;
-    shape->elements_max = count ? greatest : elements;
+    /* no block of data: no datatype for the ranks to compare, a span that
+     * their MAX of the largest and the negated smallest leaves out */
+    shape->elements_min = count ? least : INT64_MAX;
+    shape->elements_max = count ? greatest : 0;
     shape->count = count;
     shape->size = (uint64_t)size;
     sg_in_basic_elements(count, (uint64_t)size, elements, &shape->n, &shape->s);

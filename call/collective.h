@@ -77,16 +77,18 @@ struct sg_call {
     enum sg_routine routine;
     const void *sendbuf;
     MPI_Count sendcount;   /* Bcast: count; reductions: count (or recvcount) */
-    struct sg_counts sendcounts;    /* Scatterv, Alltoallv(w) */
-    struct sg_displs_array sdispls; /* Scatterv, Alltoallv; Alltoallw: in bytes */
-    MPI_Datatype sendtype; /* reductions and Bcast: the datatype; Alltoallw: NULL */
-    const MPI_Datatype *sendtypes; /* Alltoallw: each block's */
+    struct sg_counts sendcounts;    /* Scatterv, Alltoallv(w), Neighbor_alltoallv(w) */
+    struct sg_displs_array sdispls; /* Scatterv, Alltoallv; the W sides' (Alltoallw,
+                                     * Neighbor_alltoallw: MPI_Aint in every form) in bytes */
+    MPI_Datatype sendtype; /* reductions and Bcast: the datatype; W sides: NULL */
+    const MPI_Datatype *sendtypes; /* W sides: each block's */
     void *recvbuf;         /* Bcast: the buffer */
     MPI_Count recvcount;
-    struct sg_counts recvcounts;    /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter */
-    struct sg_displs_array rdispls; /* Gatherv, Allgatherv, Alltoallv; Alltoallw: in bytes */
-    MPI_Datatype recvtype; /* Alltoallw: MPI_DATATYPE_NULL */
-    const MPI_Datatype *recvtypes; /* Alltoallw: each block's */
+    struct sg_counts recvcounts;    /* Gatherv, Allgatherv, Alltoallv(w), Reduce_scatter,
+                                     * their neighbourhood forms */
+    struct sg_displs_array rdispls; /* Gatherv, Allgatherv, Alltoallv; W sides: in bytes */
+    MPI_Datatype recvtype; /* W sides: MPI_DATATYPE_NULL */
+    const MPI_Datatype *recvtypes; /* W sides: each block's */
     MPI_Op op;
     int root;
     MPI_Comm comm;
@@ -139,7 +141,8 @@ struct sg_call {
 /* A call of a large-count form as the same call of its int form, where
  * every count and displacement it holds on this rank fits in int (its
  * arrays have `procs` entries): `narrow` gets it, its arrays copied into
- * `ints` (4 procs of them, the caller's, which must outlive the call).
+ * `ints` (4 procs of them, the caller's, which must outlive the call), but
+ * displacements the int form takes as MPI_Aint (sg_displs_are_aint), kept.
  * Either may be NULL: only whether it fits. Returns 0, or -1 where one
  * does not fit (nothing is cut: a count is never narrowed past INT_MAX). */
 int sg_call_narrow(const struct sg_call *c, int procs, int *ints, struct sg_call *narrow);
@@ -408,7 +411,8 @@ static inline int sg_comm_test_inter(MPI_Comm comm, int *inter)
  * per basic element (rounded up for a signature that mixes sizes), P the
  * communicator's size. `elements` is the signature length of the datatype
  * n was counted in; `elements_min`/`elements_max` span those of every
- * datatype this rank passes (its sides without MPI_IN_PLACE), which the
+ * datatype this rank passes (its sides without MPI_IN_PLACE; of a W side
+ * the blocks' that hold data, none: INT64_MAX and 0), which the
  * v-routines' ranks compare (plan_agreement.c); `count` and `size`
  * are n and s as the MPI itself sees them on this rank, in elements of that
  * datatype. A neighbourhood collective's blocks are its neighbours, and its

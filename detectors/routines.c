@@ -34,7 +34,9 @@ const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT] = {
      .global_buffer =                                                                           \
          SG_HAS_BLOCKS(send_) || SG_HAS_BLOCKS(recv_) ? SG_GLOBAL_SNP : SG_GLOBAL_SN,         \
      .pairwise = SG_HAS_BLOCKS(send_) && SG_HAS_BLOCKS(recv_) &&                               \
-                 SG_BLOCKS_##blocks_ == SG_BLOCKS_RANKS},
+                 SG_BLOCKS_##blocks_ == SG_BLOCKS_RANKS,                                  \
+     .aint_displs = SG_BLOCKS_##blocks_ == SG_BLOCKS_NEIGHBOURS &&                              \
+                    (SG_SIDE_##send_ == SG_SIDE_W || SG_SIDE_##recv_ == SG_SIDE_W)},
     SG_ROUTINE_LIST(SG_ROUTINE_INFO)
 #undef SG_ROUTINE_INFO
 };

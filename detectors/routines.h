@@ -15,7 +15,11 @@
  *                  V side has displacements, which can wrap in a C int (Class
  *                  D; a large-count form's are MPI_Aint); a
  *                  W side (Alltoallw) has a datatype per block too (sendtypes,
- *                  recvtypes) and its displacements count bytes
+ *                  recvtypes) and its displacements count bytes. A
+ *                  neighbourhood's W side (MPI_Neighbor_alltoallw) has
+ *                  MPI_Aint displacements in every form, its int form's
+ *                  counts int (MPI 4.0, 7.6): they cannot wrap, no Class D
+ *                  (sg_routine_info's `aint_displs`)
  *   in_place_side  the side whose buffer may be MPI_IN_PLACE: SEND, RECV
  *                  (Scatter, Scatterv) or NONE (Bcast). Of a rooted routine
  *                  the other side is the root's alone (Gather's receive
@@ -57,9 +61,6 @@
  *                  these
  *   initialisers   how the parameters fill a struct sg_call, the same for
  *                  every form (an array through SG_COUNTS or SG_DISPLS)
- * MPI_Neighbor_alltoallw is not a row yet: its int form has int counts with
- * MPI_Aint displacements (they cannot wrap: no Class D), a pair no array
- * of struct sg_call holds.
  * The C wrappers, the replay through PMPI and the Fortran entry points
  * (their names: protect/CMakeLists.txt reads the first three words of each
  * row) are made from these; the signature columns need <mpi.h> only where
@@ -299,7 +300,23 @@
        c->recvcounts.wide, c->rdispls.wide, c->recvtype, c->comm),                             \
       .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(sdispls),  \
       .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = SG_COUNTS(recvcounts),           \
-      .rdispls = SG_DISPLS(rdispls), .recvtype = recvtype, .root = -1, .comm = comm)
+      .rdispls = SG_DISPLS(rdispls), .recvtype = recvtype, .root = -1, .comm = comm)           \
+    F(X, Neighbor_alltoallw, Ineighbor_alltoallw, W, W, NONE, 0, NONE, NEIGHBOURS,             \
+      Neighbor_alltoallw, Ineighbor_alltoallw,                                                 \
+      (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],                  \
+       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],                  \
+       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),               \
+      (c->sendbuf, c->sendcounts.of_int, c->sdispls.wide, c->sendtypes, c->recvbuf,            \
+       c->recvcounts.of_int, c->rdispls.wide, c->recvtypes, c->comm),                          \
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],            \
+       const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],            \
+       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),               \
+      (c->sendbuf, c->sendcounts.wide, c->sdispls.wide, c->sendtypes, c->recvbuf,              \
+       c->recvcounts.wide, c->rdispls.wide, c->recvtypes, c->comm),                            \
+      .sendbuf = sendbuf, .sendcounts = SG_COUNTS(sendcounts), .sdispls = SG_DISPLS(sdispls),  \
+      .sendtypes = sendtypes, .sendtype = MPI_DATATYPE_NULL, .recvbuf = recvbuf,               \
+      .recvcounts = SG_COUNTS(recvcounts), .rdispls = SG_DISPLS(rdispls),                      \
+      .recvtypes = recvtypes, .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = comm)
 
 /* The forms of every family, in enum order within it: SG_FORM_LIST(Y, ...)
  * expands Y(FORM, nonblocking, large, persistent, ...) for each, where
@@ -452,6 +469,8 @@ struct sg_routine_info {
     int pairwise; /* blocks on both sides: rank r's block for i meets i's for r (Alltoall(v,w));
                    * not of neighbours, whose block for neighbour i lands where i's
                    * topology puts it */
+    int aint_displs; /* its displacements are MPI_Aint in every form, not only `_c`: a
+                      * neighbourhood's W sides (MPI_Neighbor_alltoallw, MPI 4.0 7.6) */
 };
 
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];
@@ -481,6 +500,12 @@ static inline int sg_is_large_count(enum sg_routine r)
 static inline int sg_is_persistent(enum sg_routine r)
 {
     return SG_PERSISTENT_FORMS >> sg_form_of(r) & 1;
+}
+/* Whether r's displacements are MPI_Aint, which cannot wrap (no Class D):
+ * a large-count form's, or every form's of a row with `aint_displs`. */
+static inline int sg_displs_are_aint(enum sg_routine r)
+{
+    return sg_is_large_count(r) || sg_routines[r].aint_displs;
 }
 static inline enum sg_routine sg_in_form_of(enum sg_routine f, enum sg_routine like)
 {

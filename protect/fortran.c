@@ -5,7 +5,7 @@
  *
  *  - MPICH 4.0.2 (libmpichfort.so): mpif.h and `use mpi` (mpi_gatherv_ and
  *    its aliases) and `use mpi_f08` (mpi_gatherv_f08ts_, through
- *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 40 collectives: the C
+ *    MPIR_Gatherv_cdesc) call MPI_Gatherv, for all 42 collectives: the C
  *    wrappers of protect.c see Fortran callers as they are, once. Only
  *    mpi_f08's MPI_Finalize (mpi_finalize_f08_) calls PMPI_Finalize, which
  *    skips the layer's MPI_Finalize summary, and its MPI_Init and
@@ -21,7 +21,7 @@
  *    arguments and calls PMPI_Gatherv directly. `use mpi_f08`
  *    (libmpi_usempif08.so: mpi_gatherv_f08_) calls ompi_gatherv_f through
  *    its PLT. So the C wrappers never see a Fortran caller. This file
- *    defines, for each of the 40 collectives, MPI_Init, MPI_Init_thread and
+ *    defines, for each of the 42 collectives, MPI_Init, MPI_Init_thread and
  *    MPI_Finalize, ompi_<name>_f
  *    (which catches mpi_f08) and the four names of mpif.h (which catch
  *    mpif.h and `use mpi`: the aliases inside libmpi_mpifh.so are the same
@@ -128,9 +128,15 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER arrays pass as C int ar
 extern int mpi_fortran_in_place_ SG_EXPORT;
 extern int mpi_fortran_bottom_ SG_EXPORT;
 
-/* An INTEGER array, named like the int member of struct sg_call's arrays. */
+/* An INTEGER array, named like the int member of struct sg_call's arrays;
+ * a displacements array may be INTEGER(KIND=MPI_ADDRESS_KIND) instead
+ * (Neighbor_alltoallw's), an MPI_Aint one, named like the wide member. */
 struct fortran_array {
     MPI_Fint *of_int;
+};
+struct fortran_displs {
+    MPI_Fint *of_int;
+    MPI_Aint *wide;
 };
 
 /* The raw arguments of one Fortran call, named like struct sg_call's
@@ -138,26 +144,41 @@ struct fortran_array {
 struct fortran_args {
     void *sendbuf, *recvbuf;
     MPI_Fint *sendcount, *recvcount, *root;
-    struct fortran_array sendcounts, sdispls, recvcounts, rdispls;
+    struct fortran_array sendcounts, recvcounts;
+    struct fortran_displs sdispls, rdispls;
     MPI_Fint *sendtype, *recvtype, *op, *comm, *request;
-    MPI_Fint *sendtypes, *recvtypes; /* Alltoallw: a handle per block */
+    MPI_Fint *sendtypes, *recvtypes; /* Alltoallw(, Neighbor_): a handle per block */
 };
 
-/* Alltoallw's datatype handles from Fortran, one per rank of the
- * (remote) group, as Open MPI's alltoallw_f converts them; NULL for a side
- * it does not read (MPI_IN_PLACE) or when memory runs out (the MPI then
- * reports the call). Freed when the call returns: the layer starts every
- * sub-call of an I-form within it, and the MPI keeps what a started
- * operation uses. */
-static MPI_Datatype *types_from_fortran(const MPI_Fint *handles, MPI_Comm comm)
+/* The blocks of a W side: one per rank of the (remote) group, as Open
+ * MPI's alltoallw_f converts them, or of Neighbor_alltoallw one per in- or
+ * out-neighbour (`in`), the blocks the call reads (neighbours.h); -1 where
+ * the MPI cannot say. */
+static int w_blocks(enum sg_routine routine, MPI_Comm comm, int in)
 {
     int procs, inter = 0;
-    if (handles == NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+    if (sg_routines[routine].neighbours) {
+        const struct sg_neighbours *n = sg_comm_neighbours(comm);
+        return n == NULL ? -1 : in ? n->in : n->out;
+    }
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
         (inter ? PMPI_Comm_remote_size(comm, &procs) : PMPI_Comm_size(comm, &procs)) !=
             MPI_SUCCESS)
+        return -1;
+    return procs;
+}
+
+/* A W side's datatype handles from Fortran, `blocks` of them; NULL for a
+ * side it does not read (MPI_IN_PLACE), where the MPI cannot say how many
+ * or when memory runs out (the MPI then reports the call). Freed when the
+ * call returns: the layer starts every sub-call of an I-form within it, and
+ * the MPI keeps what a started operation uses. */
+static MPI_Datatype *types_from_fortran(const MPI_Fint *handles, int blocks)
+{
+    if (handles == NULL || blocks < 0)
         return NULL;
-    MPI_Datatype *types = malloc((size_t)(procs > 0 ? procs : 1) * sizeof *types);
-    for (int i = 0; types != NULL && i < procs; i++)
+    MPI_Datatype *types = malloc((size_t)(blocks > 0 ? blocks : 1) * sizeof *types);
+    for (int i = 0; types != NULL && i < blocks; i++)
         types[i] = PMPI_Type_f2c(handles[i]);
     return types;
 }
@@ -190,9 +211,9 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
     c.recvcount = f->recvcount ? *f->recvcount : 0;
     c.root = f->root ? *f->root : 0;
     c.sendcounts = SG_COUNTS(f->sendcounts.of_int);
-    c.sdispls = SG_DISPLS(f->sdispls.of_int);
+    c.sdispls = f->sdispls.wide ? SG_DISPLS(f->sdispls.wide) : SG_DISPLS(f->sdispls.of_int);
     c.recvcounts = SG_COUNTS(f->recvcounts.of_int);
-    c.rdispls = SG_DISPLS(f->rdispls.of_int);
+    c.rdispls = f->rdispls.wide ? SG_DISPLS(f->rdispls.wide) : SG_DISPLS(f->rdispls.of_int);
     if (f->sendtype)
         c.sendtype = PMPI_Type_f2c(*f->sendtype);
     if (f->recvtype)
@@ -203,9 +224,9 @@ static void fortran_call(enum sg_routine routine, const struct fortran_args *f, 
         c.comm = PMPI_Comm_f2c(*f->comm);
     MPI_Datatype *sendtypes = NULL, *recvtypes = NULL;
     if (f->recvtypes) {
-        recvtypes = types_from_fortran(f->recvtypes, c.comm);
+        recvtypes = types_from_fortran(f->recvtypes, w_blocks(routine, c.comm, 1));
         if (c.sendbuf != MPI_IN_PLACE)
-            sendtypes = types_from_fortran(f->sendtypes, c.comm);
+            sendtypes = types_from_fortran(f->sendtypes, w_blocks(routine, c.comm, 0));
         c.sendtypes = sendtypes;
         c.recvtypes = recvtypes;
         c.sendtype = c.recvtype = MPI_DATATYPE_NULL;

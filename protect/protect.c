@@ -67,8 +67,9 @@ struct displs_view {
 /* The displacement arrays this rank holds, on a communicator of `procs`
  * ranks: none off the root of Gatherv and Scatterv, where they are
  * insignificant (and may be junk), nor on a side given as MPI_IN_PLACE, nor
- * of a large-count form (the int arrays alone: MPI_Aint displacements cannot
- * wrap, so Class D cannot occur); a neighbourhood collective's have an entry
+ * of a large-count form or Neighbor_alltoallw (the int arrays alone: MPI_Aint
+ * displacements cannot wrap, so Class D cannot occur: sg_displs_are_aint);
+ * a neighbourhood collective's have an entry
  * per neighbour (neighbours.h). (What sg_call_sides says of the V sides,
  * read straight from the call: the Class D scan is on the hot path.) */
 static inline __attribute__((always_inline)) void
@@ -239,7 +240,8 @@ static int check_displs(struct displs_view *v, enum sg_routine routine)
     if (v->intended == NULL)
         return -1;
     /* Alltoallw's displacements count bytes: each block spans its count
-     * times its own datatype's extent */
+     * times its own datatype's extent (Neighbor_alltoallw's W sides are
+     * MPI_Aint: never scanned) */
     int64_t *spans = v->types ? malloc((size_t)procs * sizeof *spans) : NULL;
     if (v->types && spans == NULL)
         return -1;

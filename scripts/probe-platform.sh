@@ -18,7 +18,7 @@ usage: scripts/probe-platform.sh --full [--spread] [--bin DIR] [--output FILE] [
                                  [--routine NAME] [--fresh] mpich|openmpi
        scripts/probe-platform.sh --help
 With --full, runs the tester (scaleguard-probe, s = 1, local launcher) on all
-40 collectives, each plain and in place (where it has that form), at P = 4, 3
+42 collectives, each plain and in place (where it has that form), at P = 4, 3
 and 2, doubling from n = 1, and writes the bounds INI; the journal goes to
 results/probe-MPI/state (default) and the report (scaleguard-report) to
 results/probe-MPI. Hours: run it alone on the machine, and again after a stop

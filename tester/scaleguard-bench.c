@@ -117,21 +117,16 @@ static const enum sg_routine families_with_a_case[] = {
     SG_MPI_Bcast,     SG_MPI_Scatterv, SG_MPI_Gatherv,   SG_MPI_Allgatherv,
     SG_MPI_Alltoallv, SG_MPI_Reduce,   SG_MPI_Allreduce, SG_MPI_Reduce_scatter,
     SG_MPI_Scan,      SG_MPI_Exscan,    SG_MPI_Alltoallw, SG_MPI_Neighbor_allgatherv,
-    SG_MPI_Neighbor_alltoallv,
+    SG_MPI_Neighbor_alltoallv, SG_MPI_Neighbor_alltoallw,
 };
 
-/* The neighbourhood collectives run over a periodic ring of the job's
- * ranks (a 1-D Cartesian communicator): every rank has the same two
- * neighbours' blocks on a side, the -1 neighbour's then the +1's (one rank
- * at P = 2, this one at P = 1), so a neighbourhood's P (the most blocks a
- * rank holds: call/neighbours.h) is 2 whatever the job's size. */
-enum { RING_NEIGHBOURS = 2 };
-
-/* The blocks of a side of blocks: one per rank, or per ring neighbour. */
-static uint64_t blocks_of(enum sg_routine routine, uint64_t procs)
-{
-    return sg_routines[routine].neighbours ? RING_NEIGHBOURS : procs;
-}
+/* The neighbourhood collectives run over a complete distributed graph of
+ * the job's ranks: every rank has every rank, itself too, as in- and
+ * out-neighbour in rank order, so a side holds a block per rank in rank
+ * order (as Allgather's and Alltoall's) and a neighbourhood's P (the most
+ * blocks a rank holds: call/neighbours.h) is the job's size: the P the
+ * probe doubles to classify and writes as an entry's procs is the one the
+ * layer reads on a call. */
 
 int bench_has_case(enum sg_routine routine)
 {
@@ -165,7 +160,7 @@ static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, 
 {
     const struct sg_routine_info *info = &sg_routines[routine];
     uint64_t all;
-    if (__builtin_mul_overflow(count, blocks_of(routine, procs), &all))
+    if (__builtin_mul_overflow(count, procs, &all))
         return -1;
     uint64_t send = side_elements(info->send, count, all);
     uint64_t recv = side_elements(info->recv, count, all);
@@ -207,8 +202,8 @@ struct bench {
     int *counts, *displs; /* v-routines: every rank's block, as user code computes it
                            * (Alltoallw: displs in bytes) */
     MPI_Count *wide_counts; /* the same of a large-count routine, whose MPI_Aint */
-    MPI_Aint *wide_displs;  /* displacements cannot wrap */
-    MPI_Datatype *types;  /* Alltoallw: every block's datatype (`type`) */
+    MPI_Aint *wide_displs;  /* displacements cannot wrap (Neighbor_alltoallw's: every form) */
+    MPI_Datatype *types;  /* Alltoallw(, Neighbor_): every block's datatype (`type`) */
     size_t *offsets;      /* where each block really starts, in elements */
     void *send, *recv;
     struct buffer_bytes bytes;
@@ -466,11 +461,12 @@ static size_t block(const struct bench *b, int r)
 
 /* Every rank's block of `count` elements, laid out one after another (or in
  * reverse rank order); displs summed in int like user code, so they wrap
- * (Alltoallw's in bytes, which wrap `size` times sooner). */
+ * (Alltoallw's in bytes, which wrap `size` times sooner; MPI_Aint ones
+ * cannot: sg_displs_are_aint). */
 static void layout(struct bench *b)
 {
-    unsigned unit = b->family == SG_MPI_Alltoallw ? (unsigned)b->size : 1u;
-    int blocks = (int)blocks_of(b->routine, (uint64_t)b->procs);
+    unsigned unit = sg_routines[b->routine].send == SG_SIDE_W ? (unsigned)b->size : 1u;
+    int blocks = b->procs;
     for (int k = 0; k < blocks; k++) {
         int i = b->reversed ? blocks - 1 - k : k;
         int previous = b->reversed ? i + 1 : i - 1;
@@ -480,10 +476,10 @@ static void layout(struct bench *b)
         b->displs[i] = k == 0 ? 0
                               : (int)(unsigned)((unsigned)b->displs[previous] +
                                                 (unsigned)b->counts[previous] * unit);
-        if (b->large) {
+        if (b->large)
             b->wide_counts[i] = b->count;
+        if (b->wide_displs)
             b->wide_displs[i] = (MPI_Aint)b->offsets[i] * (MPI_Aint)unit;
-        }
     }
 }
 
@@ -672,14 +668,11 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         break;
     }
     case SG_MPI_Neighbor_allgatherv:
-    case SG_MPI_Neighbor_alltoallv: { /* over the ring: the -1, then the +1 neighbour */
-        int ring[RING_NEIGHBOURS] = {(me - 1 + P) % P, (me + 1) % P};
+    case SG_MPI_Neighbor_alltoallv:
+    case SG_MPI_Neighbor_alltoallw: { /* the complete graph: neighbour d is rank d */
         int gather = b->family == SG_MPI_Neighbor_allgatherv;
-        /* a block's data name its two ends, so where both neighbours are one
-         * rank (P = 2) its two blocks are alike: the MPI may match them
-         * either way */
-        for (int d = 0; d < (gather ? 1 : RING_NEIGHBOURS); d++)
-            fill(b, send, block(b, d), n, data(b, me, gather ? 0 : ring[d]));
+        for (int d = 0; d < (gather ? 1 : P); d++)
+            fill(b, send, block(b, d), n, data(b, me, gather ? 0 : d));
         if (gather && regular)
             TIMED(Neighbor_allgather, Ineighbor_allgather, send, b->count, t, recv, b->count, t,
                   comm);
@@ -689,12 +682,15 @@ static int step(struct bench *b, double *elapsed, size_t *wrong)
         else if (regular)
             TIMED(Neighbor_alltoall, Ineighbor_alltoall, send, b->count, t, recv, b->count, t,
                   comm);
+        else if (b->family == SG_MPI_Neighbor_alltoallw) /* MPI_Aint byte displs, any form */
+            TIMED(Neighbor_alltoallw, Ineighbor_alltoallw, send, call_counts, b->wide_displs,
+                  b->types, recv, call_counts, b->wide_displs, b->types, comm);
         else
             TIMED(Neighbor_alltoallv, Ineighbor_alltoallv, send, call_counts, call_displs, t,
                   recv, call_counts, call_displs, t, comm);
         k.buf = recv;
-        for (int r = 0; r < RING_NEIGHBOURS; r++)
-            check(&k, block(b, r), 0, checked(err, n), data(b, ring[r], gather ? 0 : me));
+        for (int r = 0; r < P; r++)
+            check(&k, block(b, r), 0, checked(err, n), data(b, r, gather ? 0 : me));
         break;
     }
     default: /* refused before MPI started (bench_has_case) */
@@ -1149,13 +1145,27 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(b.comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(b.agree_comm, MPI_ERRORS_RETURN);
     }
-    if (sg_routines[b.routine].neighbours) { /* the ring (RING_NEIGHBOURS) */
-        int periodic = 1;
-        MPI_Comm ring;
-        MPI_Cart_create(b.comm, 1, &b.procs, &periodic, 0, &ring);
+    if (sg_routines[b.routine].neighbours) { /* the complete graph (above) */
+        /* each rank's number, then a weight of 1 each (MPI_UNWEIGHTED, a
+         * an object of no size in Open MPI, makes gcc warn of a read past it) */
+        int *everyone = malloc(2 * (size_t)b.procs * sizeof *everyone), *ones;
+        MPI_Comm graph;
+        if (everyone == NULL) {
+            fprintf(stderr, PROGRAM ": rank %d: cannot allocate the graph of %d ranks\n", b.rank,
+                    b.procs);
+            MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);
+        }
+        ones = everyone + b.procs;
+        for (int i = 0; i < b.procs; i++) {
+            everyone[i] = i;
+            ones[i] = 1;
+        }
+        MPI_Dist_graph_create_adjacent(b.comm, b.procs, everyone, ones, b.procs, everyone, ones,
+                                       MPI_INFO_NULL, 0, &graph);
+        free(everyone);
         if (b.comm != MPI_COMM_WORLD)
             MPI_Comm_free(&b.comm);
-        b.comm = ring;
+        b.comm = graph;
         if (!o.fatal)
             MPI_Comm_set_errhandler(b.comm, MPI_ERRORS_RETURN);
     }
@@ -1167,17 +1177,18 @@ int main(int argc, char **argv)
         library[strcspn(library, "\n")] = '\0';
         printf("# " PROGRAM ": mpi_library=%s\n", library);
     }
-    size_t blocks = (size_t)blocks_of(b.routine, (uint64_t)b.procs);
+    size_t blocks = (size_t)b.procs;
     b.counts = calloc(blocks, sizeof *b.counts);
     b.displs = calloc(blocks, sizeof *b.displs);
     b.offsets = calloc(blocks, sizeof *b.offsets);
     b.types = calloc(blocks, sizeof *b.types);
-    if (b.large) {
+    if (b.large)
         b.wide_counts = calloc(blocks, sizeof *b.wide_counts);
+    if (sg_displs_are_aint(b.routine))
         b.wide_displs = calloc(blocks, sizeof *b.wide_displs);
-    }
     if (b.counts == NULL || b.displs == NULL || b.offsets == NULL || b.types == NULL ||
-        (b.large && (b.wide_counts == NULL || b.wide_displs == NULL))) {
+        (b.large && b.wide_counts == NULL) ||
+        (sg_displs_are_aint(b.routine) && b.wide_displs == NULL)) {
         fprintf(stderr, PROGRAM ": rank %d: cannot allocate the layout of %d ranks\n", b.rank,
                 b.procs);
         MPI_Abort(MPI_COMM_WORLD, BENCH_OOM);

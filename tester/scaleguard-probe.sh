@@ -58,7 +58,7 @@ readonly LOST_RETRIES=2
 
 usage() {
   cat <<'EOF'
-Usage: scaleguard-probe --collective NAME|all --procs P[,P...] --type-size S --output FILE
+Usage: scaleguard-probe --collective NAME[,NAME...]|all --procs P[,P...] --type-size S --output FILE
                         [--forms plain|inplace|plain,inplace] [--inplace]
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
@@ -74,9 +74,13 @@ MPI's fingerprint ([cvars]: scaleguard-cvars in a one-rank job) in the
 bounds INI FILE (workaround = auto). Counts in the INI are the layer's n: for
 Reduce_scatter(_block) the sum of the counts, P times the bench's count.
 
-  --collective NAME   an MPI collective (MPI_Scatter, MPI_Igatherv, ...) or
-                      `all` for every routine of the layer, one after
-                      another
+  --collective NAMES  an MPI collective (MPI_Scatter, MPI_Igatherv, ...), a
+                      list of them (MPI_Scatter,MPI_Scatter_c) or `all` for
+                      every routine of the layer, one after another; a
+                      large-count routine after its int form starts from
+                      what that one found (its bound checked by two jobs of
+                      its own: the bound holds, or a search of its own from
+                      where the int form passed)
   --procs P,...       one search per process count, largest first
   --forms LIST        plain (default), inplace (MPI_IN_PLACE wherever the
                       routine allows it; its entries get `inplace = yes`) or
@@ -256,9 +260,13 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flo
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
 
-declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=()
-while read -r name kind form send _ reduces _; do
+declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=() aint_displs=()
+while read -r name kind form send _ reduces blocks; do
   large[$name]=$([[ $name == *_c ]] && echo 1 || echo 0) # MPI_Count counts, MPI_Aint displs
+  # MPI_Aint displacements, which do not wrap: a large-count routine's, and a
+  # neighbourhood's W sides' in every form (MPI_Neighbor_alltoallw)
+  aint_displs[$name]=$([[ $name == *_c || ($send == send=w && $blocks == blocks=neighbours) ]] &&
+    echo 1 || echo 0)
   irregular[$name]=$([[ $kind == irregular ]] && echo 1 || echo 0)
   has_in_place[$name]=$([[ $form == in-place ]] && echo 1 || echo 0)
   packed[$name]=$([[ $send == send=packed ]] && echo 1 || echo 0)
@@ -270,8 +278,10 @@ if [[ $collective == all ]]; then
   # (the bench runs none; README, "Every collective entry point")
   mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1 | grep -Ev '_init(_c)?$')
 else
-  [[ -n ${irregular[$collective]:-} ]] || die_usage "unknown collective '$collective'"
-  routines=("$collective")
+  IFS=, read -ra routines <<<"$collective"
+  for each in "${routines[@]}"; do
+    [[ -n ${irregular[$each]:-} ]] || die_usage "unknown collective '$each'"
+  done
 fi
 # Past INT_MAX only the large-count routines take a count.
 if ((max_count > INT_MAX)); then
@@ -936,24 +946,18 @@ search_done() {
     "$p" "$inplace" "$jobs" $((jobs_run - run_at_start)) "$secs" "$wall" "$1" "$nodes")"
 }
 
-# search P: the search of `routine` at P processes in form `inplace`.
-search() {
-  local p=$1 s=$type_size mode=fail
-  local cap=$max_count form=plain
-  ((inplace)) && form="in place"
-  local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
-  local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
-  implied_points=0
-
-  # Step 1: doubling. Small sizes go together in one job. Each size must fit
-  # the memory limit as predicted when its job starts: after a large job the
-  # prediction is the measured one (predicted_bytes).
-  local n=$start_count stop_reason="INT_MAX" limit=$time_limit passed=0 first_fail=0 group
-  local alone=0 unreached doubling=()
+# doubling: step 1 of search() (its locals p, s, cap, form, from, limit,
+# passed, first_fail, mode): doubling from `from`, small sizes together in
+# one job. Each size must fit the memory limit as predicted when its job
+# starts: after a large job the prediction is the measured one
+# (predicted_bytes). Returns 1 where the search ended here (no failure up to
+# the cap, or a failure at the first size).
+doubling() {
+  local stop_reason="INT_MAX" group alone=0 unreached sizes=()
   ((cap < INT_MAX || large[$routine])) && stop_reason="--max-count $cap"
-  for ((; n < cap; n = 2 * n)); do doubling+=("$n"); done
-  know_buffer_bytes "$p" "$s" "${doubling[@]}" "$cap"
-  n=$start_count
+  for ((n = from; n < cap; n = 2 * n)); do sizes+=("$n"); done
+  know_buffer_bytes "$p" "$s" "${sizes[@]}" "$cap"
+  n=$from
   while :; do
     if ! fits "$p" "$s" "$n"; then
       stop_reason="the memory limit ($memory_limit bytes) at n=$n"
@@ -1007,24 +1011,92 @@ search() {
   done
   if ((first_fail == 0)); then
     if ((nodes == 1)); then
-      one_node[$inplace:$p]="clean $passed $limit"
+      one_node[$routine:$inplace:$p]="clean $passed $limit"
       search_done "no failure up to n=$passed (stopped by $stop_reason)"
     else
       search_done "no failure up to n=$passed (stopped by $stop_reason)$(spread_differs)"
     fi
-    return 0
+    return 1
   fi
   if ((passed == 0)); then
     echo "probe: $routine: fails already at n=$first_fail" \
       "(${outcome[$inplace.$nodes:$p:$s:$first_fail]}); start lower with --start-count" >&2
     failed=1 inconclusive=1
     search_done "fails at the first size"
-    return 0
+    return 1
+  fi
+}
+
+# from_int_form: whether a large-count routine's search at one node starts
+# from its int form's at the same form and P (searched before it in this
+# run), and its bound holds here: this routine's own jobs pass at the int
+# form's safe count and fail alike at its failure (passed, first_fail,
+# limit and mode set; the verifications and W4's trials follow as for any
+# bound). Otherwise (1) the doubling starts at the largest count those jobs
+# or the int form's passed (`from`), where the int form found no failure up
+# to INT_MAX, or Class D (which MPI_Aint displacements cannot meet), or
+# this routine passed the safe count but not the failure alike: the int
+# form's search is not done again below where it passed.
+from_int_form() {
+  ((large[$routine] && nodes == 1)) || return 1
+  local int_form=${routine%_c} known
+  await_task "$int_form $inplace $p 1" one_node one_node_class one_node_found
+  read -ra known <<<"${one_node[$int_form:$inplace:$p]:-none}"
+  local kind=${known[0]} safe=${known[1]:-} fail=${known[2]:-} seed_limit=${known[-1]}
+  local shown="probe: $routine P=$p $form:"
+  case $kind in
+    none) return 1 ;;
+    clean)
+      from=$safe limit=$seed_limit
+      echo "$shown $int_form passed up to n=$safe: doubling from there"
+      return 1 ;;
+  esac
+  if [[ ${one_node_class[$int_form:$inplace:$p]} == class=D* ]]; then
+    from=$safe limit=$seed_limit
+    echo "$shown $int_form's failure was Class D, which cannot occur here: doubling from" \
+      "its safe n=$safe"
+    return 1
+  fi
+  local failure
+  failure=$(words_named failure "${one_node_found[$int_form:$inplace:$p]}")
+  failure=${failure#failure=}
+  [[ $failure != slow ]] || mode=slow
+  run_point "$seed_limit" 0 "$safe"
+  local at_safe=${outcome[$inplace.$nodes:$p:$s:$safe]} at_fail=-
+  if [[ $at_safe == pass ]]; then
+    run_point "$seed_limit" 0 "$fail"
+    at_fail=${outcome[$inplace.$nodes:$p:$s:$fail]}
+    if [[ $at_fail == "$failure" ]]; then
+      passed=$safe first_fail=$fail limit=$seed_limit
+      echo "$shown n=$safe pass, n=$fail $failure, as $int_form: its bound holds here"
+      return 0
+    fi
+    from=$safe limit=$seed_limit
+  fi
+  mode=fail
+  echo "$shown n=$safe $at_safe, n=$fail $at_fail; $int_form: pass and $failure: a search of" \
+    "its own"
+  return 1
+}
+
+# search P: the search of `routine` at P processes in form `inplace`.
+search() {
+  local p=$1 s=$type_size mode=fail
+  local cap=$max_count form=plain
+  ((inplace)) && form="in place"
+  local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
+  local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
+  implied_points=0
+  local n limit=$time_limit passed=0 first_fail=0 delta from=$start_count
+  if from_int_form; then
+    delta=$((first_fail - passed)) # the int form's last step: nothing left to refine
+  else
+    doubling || return 0
+    delta=$((passed / factor))
+    ((delta >= 1)) || delta=1
   fi
 
   # Step 2: refinement on the grid (grid_point).
-  local delta=$((passed / factor))
-  ((delta >= 1)) || delta=1
   local steps=$(((first_fail - passed + delta - 1) / delta))
   local low=0 high=$steps mid
   if [[ $refine == bisect ]]; then
@@ -1074,10 +1146,10 @@ search() {
 
   # Class D: the first failure is where the last int displacement, (P-1)*n
   # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX; never of a
-  # large-count routine, whose MPI_Aint displacements do not wrap.
+  # routine whose MPI_Aint displacements do not wrap (aint_displs).
   local classified unit=1
   ((in_bytes[$routine] == 0)) || unit=$s
-  if ((irregular[$routine] && !large[$routine] && (p - 1) * safe * unit <= INT_MAX &&
+  if ((irregular[$routine] && !aint_displs[$routine] && (p - 1) * safe * unit <= INT_MAX &&
     (p - 1) * fail * unit > INT_MAX)); then
     classified=(class=D)
   else
@@ -1102,9 +1174,10 @@ search() {
   echo "probe: $routine: bound in $search_jobs jobs ($search_seconds s of jobs, $refine)," \
     "classified in $((jobs_run + jobs_reused - jobs_at_start - search_jobs)) more"
   if ((nodes == 1)); then
-    one_node[$inplace:$p]="bound $((safe / scale)) $((fail / scale)) $limit"
-    one_node_class[$inplace:$p]=${classified[*]} one_node_found[$inplace:$p]=${found[*]}
-    one_node_avoid[$inplace:$p]=${avoid[*]}
+    local key=$routine:$inplace:$p
+    one_node[$key]="bound $((safe / scale)) $((fail / scale)) $limit"
+    one_node_class[$key]=${classified[*]} one_node_found[$key]=${found[*]}
+    one_node_avoid[$key]=${avoid[*]}
   elif same_as_one_node; then
     search_done "${classified[*]} failure=$failure, as on 1 node"
     return 0
@@ -1117,7 +1190,7 @@ search() {
 # ---- the spread: the same search over several nodes --------------------------
 #
 # A search at spread N > 1 (--nodes) starts from the one-node search of the
-# same routine, form and P (one_node[FORM:P], set by search at nodes 1):
+# same routine, form and P (one_node[ROUTINE:FORM:P], set by search at nodes 1):
 # "bound SAFE FAIL LIMIT" (the bench's counts either side of the bound on
 # its grid, the search's last time limit) or "clean N LIMIT" (no failure up
 # to N). The spread runs those sizes: SAFE passing and FAIL failing give the
@@ -1139,12 +1212,12 @@ spread_shown() {
 spread_differs() {
   ((nodes > 1)) || return 0
   local kind n _
-  read -r kind n _ <<<"${one_node[$inplace:$p]:-none}"
+  read -r kind n _ <<<"${one_node[$routine:$inplace:$p]:-none}"
   case $kind in
     clean) printf '; differs from 1 node (no failure up to n=%s)' "$n" ;;
     bound)
-      printf '; differs from 1 node (%s %s)' "${one_node_class[$inplace:$p]}" \
-        "$(words_named 'safe_count delta' "${one_node_found[$inplace:$p]}")" ;;
+      printf '; differs from 1 node (%s %s)' "${one_node_class[$routine:$inplace:$p]}" \
+        "$(words_named 'safe_count delta' "${one_node_found[$routine:$inplace:$p]}")" ;;
     *) printf '; 1 node not measured' ;;
   esac
 }
@@ -1163,7 +1236,7 @@ words_named() {
 # trigger and bound, safe_count and delta, and W4's choice. (The seconds it
 # measured are the spread's own.)
 same_as_one_node() {
-  local key=$inplace:$p
+  local key=$routine:$inplace:$p
   [[ ${one_node[$key]:-} == bound* ]] || return 1
   [[ ${classified[*]} == "${one_node_class[$key]}" ]] || return 1
   [[ $(words_named 'safe_count delta' "${found[*]}") == \
@@ -1179,7 +1252,7 @@ spread_search() {
   ((inplace)) && form="in place"
   await_task "$routine $inplace $p 1"
   local known kind safe fail limit
-  read -ra known <<<"${one_node[$inplace:$p]:-none}"
+  read -ra known <<<"${one_node[$routine:$inplace:$p]:-none}"
   kind=${known[0]} safe=${known[1]:-} fail=${known[2]:-} limit=${known[-1]}
   if [[ $kind == none ]]; then
     search "$p"
@@ -1192,7 +1265,7 @@ spread_search() {
   # the one-node search's limit (a job that reaches it runs again with
   # twice that before it counts as a hang).
   limit=$((2 * limit))
-  [[ " ${one_node_found[$inplace:$p]:-} " != *" failure=slow "* ]] || mode=slow
+  [[ " ${one_node_found[$routine:$inplace:$p]:-} " != *" failure=slow "* ]] || mode=slow
   run_point "$limit" 0 "$safe"
   if [[ $kind == clean ]]; then
     if [[ ${outcome[$inplace.$nodes:$p:$s:$safe]} == pass ]]; then
@@ -1216,11 +1289,11 @@ spread_search() {
     return 0
   fi
   local classified found avoid=()
-  read -ra classified <<<"${one_node_class[$inplace:$p]}"
-  read -ra found <<<"${one_node_found[$inplace:$p]}"
+  read -ra classified <<<"${one_node_class[$routine:$inplace:$p]}"
+  read -ra found <<<"${one_node_found[$routine:$inplace:$p]}"
   found+=(nodes="$nodes")
   local chosen
-  chosen=$(words_named avoid_with "${one_node_avoid[$inplace:$p]}")
+  chosen=$(words_named avoid_with "${one_node_avoid[$routine:$inplace:$p]}")
   if [[ -n $chosen ]]; then
     # as W4's trial ran it (try_algorithms): MPICH's fallback off
     local setting=${chosen#avoid_with=}
@@ -1467,24 +1540,27 @@ campaign_check_driver() {
   [[ -z $campaign_run ]] || kill -0 $$ 2>/dev/null || exit 3
 }
 
-# await_task "ROUTINE FORM P NODES": in a campaign's task, before what needs
-# another search's result (the verification at (s, 2P); a spread's start,
-# the one-node search): once that search (if the campaign has it) is done,
-# its state joins this one's, and the journal is read again (where sizes
-# meet, its jobs answer this search's as they would one after another).
+# await_task "ROUTINE FORM P NODES" [ARRAY...]: in a campaign's task, before
+# what needs another search's result (the verification at (s, 2P); a
+# spread's start, the one-node search; a large-count form's start, its int
+# form's search): once that search (if the campaign has it) is done, its
+# state (or only those arrays) joins this one's, and the journal is read
+# again (where sizes meet, its jobs answer this search's as they would one
+# after another).
 # It was started before this one (tasks start in the order of one job at a
 # time, where it ran first), so the wait ends.
 await_task() {
   [[ -n $campaign_run ]] || return 0
   local other=${task_index["$1"]:-}
   [[ -n $other ]] || return 0
+  shift
   until [[ -e $campaign_run/task-$other ]]; do
     campaign_check
     sleep 0.2
   done
   # the wait is the other search's time, not this driver's
   slot_free_since=$EPOCHREALTIME
-  merge_task_state "$campaign_run/task-$other"
+  merge_task_state "$campaign_run/task-$other" "$@"
   load_journal
 }
 
@@ -1509,17 +1585,21 @@ write_task_result() {
   mv "$1.part" "$1"
 }
 
-# merge_task_state FILE: another search's state, where this one has none.
+# merge_task_state FILE [ARRAY...]: another search's state (only those
+# arrays: another routine's, whose jobs say nothing of this one's), where
+# this one has none.
 merge_task_state() {
-  local line kind rest key
+  local line kind rest key file=$1
+  shift
+  local arrays=("${@:-${state_arrays[@]}}")
   while IFS= read -r line; do
     kind=${line%%$'\t'*} rest=${line#*$'\t'}
-    [[ " ${state_arrays[*]} " == *" $kind "* ]] || continue
+    [[ " ${arrays[*]} " == *" $kind "* ]] || continue
     key=${rest%%$'\t'*}
     local -n array=$kind
     [[ -n ${array["$key"]+set} ]] || array["$key"]=${rest#*$'\t'}
     unset -n array
-  done <"$1"
+  done <"$file"
 }
 
 # take_task_result FILE: a task's counts, flags and entries into the driver's.
@@ -1643,9 +1723,10 @@ if ((max_jobs > 1)); then
   run_campaign
 else
   for routine in "${routines[@]}"; do
-    # What one routine's jobs showed says nothing of another's.
+    # What one routine's jobs showed says nothing of another's (its
+    # searches' results, one_node, are kept by routine: from_int_form).
     entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
-    memory_ratio=() one_node=() one_node_class=() one_node_found=() one_node_avoid=()
+    memory_ratio=()
     for inplace in "${forms[@]}"; do
       if ((inplace && !has_in_place[$routine])); then
         echo "probe: $routine has no in-place form"

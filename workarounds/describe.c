@@ -76,7 +76,7 @@ int64_t sg_copy_bytes(int64_t from_count, MPI_Datatype from_type, int64_t to_cou
 }
 
 static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displs, int rank,
-                              int by_basic, int large)
+                              int by_basic, enum sg_routine routine)
 {
     int single = s->layout == SG_SIDE_SINGLE;
     uint64_t unit = 1;
@@ -90,7 +90,9 @@ static struct sg_side side_of(const struct sg_call_side *s, const int64_t *displ
                                           ? displs
                                           : NULL,
                             .type = s->type,
-                            .types = s->types, .unit = unit, .large = large};
+                            .types = s->types, .unit = unit,
+                            .large = sg_is_large_count(routine),
+                            .aint_displs = sg_displs_are_aint(routine)};
 }
 
 void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *send_displs,
@@ -108,9 +110,8 @@ void sg_describe(const struct sg_call *c, int procs, int rank, const int64_t *se
     d->block_bytes = 0;
     /* by the routine's row, not this rank's sides: the same on every rank */
     d->by_basic = !is_reduction(c->routine) && !info->irregular;
-    int large = sg_is_large_count(c->routine);
-    d->send = side_of(&send, send_displs, rank, d->by_basic, large);
-    d->recv = side_of(&recv, recv_displs, rank, d->by_basic, large);
+    d->send = side_of(&send, send_displs, rank, d->by_basic, c->routine);
+    d->recv = side_of(&recv, recv_displs, rank, d->by_basic, c->routine);
     if (d->regular) {
         const struct sg_side *side = block_side(d);
         if (side->layout != SG_SIDE_NONE)

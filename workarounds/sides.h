@@ -74,10 +74,10 @@ static inline MPI_Aint displ_unit(const struct sg_side *side)
 }
 
 /* V and W sides are cut only if every piece keeps its displacement: an
- * int one, or any of a large-count form (MPI_Aint). */
+ * int one, or any MPI_Aint one (a large-count form's, Neighbor_alltoallw's). */
 static inline int v_side_fits(const struct sg_side *side)
 {
-    if (side->large)
+    if (side->aint_displs)
         return 1;
     for (int i = 0; i < side->blocks; i++)
         if (block_count(side, i) > 0 &&

@@ -32,7 +32,8 @@ static int64_t clamp_chunk(int64_t count, int64_t offset, int64_t chunk)
 struct round_side {
     const struct sg_side *side;
     /* V, REGULAR (as V) and PACKED: this round's arrays, of the call's
-     * width (sg_side.large): int, or MPI_Count and MPI_Aint */
+     * widths: counts int or MPI_Count (sg_side.large), displacements int
+     * or MPI_Aint (sg_side.aint_displs) */
     int *counts, *displs;
     MPI_Count *wide_counts;
     MPI_Aint *wide_displs;
@@ -137,8 +138,8 @@ static int plan_v_windows(const struct sg_side *side, struct sg_windows *w)
 }
 
 /* Alltoallv(w), the neighbourhood v-routines: the base of one window
- * holding the whole side, if there is one (0 where the side fits in int as
- * it is). */
+ * holding the whole side, if there is one (0 where the side fits as it is:
+ * its displacements in int, or MPI_Aint ones: Neighbor_alltoallw's). */
 static int rebase_whole(const struct sg_side *side, int64_t *base)
 {
     *base = 0;
@@ -223,18 +224,19 @@ void sg_windows_free(struct sg_windows *w)
     w->base = NULL;
 }
 
-/* Block i's count and displacement in this round's arrays. Of an int form
- * both fit in int: a piece is at most a block of the call, and a window
- * keeps every displacement in int (sg_windows_plan). */
+/* Block i's count and displacement in this round's arrays. Those of int
+ * fit: a piece is at most a block of the call, and a window keeps every
+ * int displacement in int (sg_windows_plan). */
 static void set_block(struct round_side *r, int i, int64_t count, int64_t displ)
 {
-    if (r->side->large) {
+    if (r->side->large)
         r->wide_counts[i] = count;
-        r->wide_displs[i] = displ;
-    } else {
+    else
         r->counts[i] = (int)count;
+    if (r->side->aint_displs)
+        r->wide_displs[i] = displ;
+    else
         r->displs[i] = (int)displ;
-    }
 }
 
 static struct sg_counts round_counts(const struct round_side *r)
@@ -244,7 +246,7 @@ static struct sg_counts round_counts(const struct round_side *r)
 
 static struct sg_displs_array round_displs(const struct round_side *r)
 {
-    return r->side->large ? SG_DISPLS(r->wide_displs) : SG_DISPLS(r->displs);
+    return r->side->aint_displs ? SG_DISPLS(r->wide_displs) : SG_DISPLS(r->displs);
 }
 
 static int prepare(struct round_side *r, const struct sg_side *side, int64_t chunk,
@@ -261,17 +263,17 @@ static int prepare(struct round_side *r, const struct sg_side *side, int64_t chu
         return -1;
     if (side->layout != SG_SIDE_NONE && side->layout != SG_SIDE_SINGLE) {
         size_t blocks = (size_t)(procs > 0 ? procs : 1);
-        if (side->large) {
+        if (side->large)
             r->wide_counts = malloc(blocks * sizeof *r->wide_counts);
+        else
+            r->counts = malloc(blocks * sizeof *r->counts);
+        if (side->aint_displs)
             r->wide_displs = malloc(blocks * sizeof *r->wide_displs);
-            if (r->wide_counts == NULL || r->wide_displs == NULL)
-                return MPI_ERR_NO_MEM;
-        } else {
-            r->counts = malloc(2 * blocks * sizeof *r->counts);
-            if (r->counts == NULL)
-                return MPI_ERR_NO_MEM;
-            r->displs = r->counts + procs;
-        }
+        else
+            r->displs = malloc(blocks * sizeof *r->displs);
+        if ((side->large ? (void *)r->wide_counts : (void *)r->counts) == NULL ||
+            (side->aint_displs ? (void *)r->wide_displs : (void *)r->displs) == NULL)
+            return MPI_ERR_NO_MEM;
     }
     if (side->layout == SG_SIDE_PACKED) {
         /* up to procs*chunk elements: element i's data at origin + i*extent
@@ -301,6 +303,7 @@ static void release(struct round_side *r)
 {
     free_piece(r);
     free(r->counts);
+    free(r->displs);
     free(r->wide_counts);
     free(r->wide_displs);
     sg_scratch_put(r->packed);

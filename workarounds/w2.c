@@ -74,7 +74,8 @@ int sg_w2_applies(const struct sg_call *c, const struct sg_described *d, uint64_
     else if (max_count == 0)
         refusal = "the bound leaves no element of the call whole";
     else if (d->send.layout == SG_SIDE_W || d->recv.layout == SG_SIDE_W)
-        refusal = "Alltoallw's displacements count bytes, which larger elements do not shrink";
+        refusal = "its displacements count bytes (Alltoallw, Neighbor_alltoallw), which "
+                  "larger elements do not shrink";
     else if ((d->send.layout == SG_SIDE_V && !v_side_w2_ok(&d->send, max_count)) ||
              (d->recv.layout == SG_SIDE_V && !v_side_w2_ok(&d->recv, max_count)))
         refusal = "the counts and displacements share no factor that brings them under the "
@@ -115,7 +116,7 @@ static int enlarge(struct big_side *b, const struct sg_side *side, int64_t singl
     switch (side->layout) {
     case SG_SIDE_NONE:
     case SG_SIDE_PACKED:
-    case SG_SIDE_W: /* never: sg_w2_applies refuses Alltoallw */
+    case SG_SIDE_W: /* never: sg_w2_applies refuses a W side */
         return MPI_SUCCESS;
     case SG_SIDE_SINGLE:
     case SG_SIDE_REGULAR: {

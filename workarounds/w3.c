@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The large-count form of a v-routine with int counts, where this MPI has
- * it (detectors/routines.h, SG_FORM_LIST), else -1. */
+/* The large-count form of a v-routine with int displacements, where this
+ * MPI has it (detectors/routines.h, SG_FORM_LIST), else -1. */
 int sg_w3_routine(enum sg_routine routine)
 {
-    if (!sg_routines[routine].irregular || sg_is_large_count(routine))
+    if (!sg_routines[routine].irregular || sg_displs_are_aint(routine))
         return -1;
     return sg_in_count_form(routine, 1);
 }
@@ -88,12 +88,13 @@ int sg_w3(struct sg_runner *runner, const struct sg_call *c, const struct sg_des
 /* Class D alone (the call's own arrays wrapped), where this MPI has the
  * large-count function; not where the routine has a bound: its problem is
  * inside the MPI, and the large-count function runs the same code (MPICH
- * 4.0.2's MPI_Scatter_c crashes like MPI_Scatter); never for a call of a
- * large-count form, whose arrays cannot wrap. */
+ * 4.0.2's MPI_Scatter_c crashes like MPI_Scatter); never for a call whose
+ * displacements are MPI_Aint (a large-count form's, Neighbor_alltoallw's),
+ * which cannot wrap. */
 static int w3_allowed(const struct sg_choice *ch)
 {
     return ch->v->cls >= 0 && sg_classes[ch->v->cls].from_displs && !ch->bounded &&
-           !sg_is_large_count(ch->c->routine);
+           !sg_displs_are_aint(ch->c->routine);
 }
 
 static int w3_applies(const struct sg_choice *ch)
@@ -104,9 +105,9 @@ static int w3_applies(const struct sg_choice *ch)
 static enum sg_unavailable w3_unavailable(const struct sg_choice *ch, char *why, size_t size)
 {
     const char *routine = sg_routines[ch->c->routine].name;
-    if (sg_is_large_count(ch->c->routine)) {
-        snprintf(why, size, "W3 does not apply to a large-count call: its MPI_Aint "
-                            "displacements cannot wrap, nothing is to widen");
+    if (sg_displs_are_aint(ch->c->routine)) {
+        snprintf(why, size, "W3 does not apply to this call: its MPI_Aint displacements "
+                            "cannot wrap, nothing is to widen");
         return SG_UNAVAILABLE_CANNOT_APPLY;
     }
     if (w3_allowed(ch)) {

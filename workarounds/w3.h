@@ -11,8 +11,9 @@
 
 #include "workarounds.h"
 
-/* The large-count form (MPI_Gatherv_c) of a v-routine with int counts if
- * this MPI has it, else -1. Only the v-routines have a W3. */
+/* The large-count form (MPI_Gatherv_c) of a v-routine with int
+ * displacements if this MPI has it, else -1. Only those have a W3 (not
+ * Neighbor_alltoallw, whose displacements are MPI_Aint in every form). */
 int sg_w3_routine(enum sg_routine routine);
 
 /* Run this rank's side of the call through the large-count function.

@@ -52,7 +52,10 @@ struct sg_side {
     uint64_t unit;      /* W1-B's units in one element of type: its basic elements where
                          * W1-B counts in them (by_basic), else 1 */
     int large;          /* of a large-count form: its sub-calls take MPI_Count counts and
-                         * MPI_Aint displacements, which need no window */
+                         * MPI_Aint displacements */
+    int aint_displs;    /* its displacements are MPI_Aint (sg_displs_are_aint: a
+                         * large-count form's, Neighbor_alltoallw's in every form),
+                         * which need no window */
 };
 
 struct sg_described {

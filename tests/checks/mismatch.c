@@ -184,6 +184,27 @@ static void neighbor_alltoallv_pair(void)
     MPI_Comm_free(&graph);
 }
 
+/* Neighbor_alltoallw over a distributed graph of equal degrees (rank r
+ * sends to r + 1 and r + 2: MPICH 4.0.2's int form goes wrong where they
+ * differ, README "Known limits"), each block 1 double at a byte
+ * displacement, but rank 2 receives 2 floats from rank 0 (its in-neighbour
+ * 1). Judged when the graph is freed. */
+static void neighbor_alltoallw_pair(void)
+{
+    int out[2] = {(rank + 1) % procs, (rank + 2) % procs};
+    int in[2] = {(rank - 1 + procs) % procs, (rank - 2 + procs) % procs}, ones[2] = {1, 1};
+    MPI_Comm graph;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, ones, 2, out, ones, MPI_INFO_NULL, 0,
+                                   &graph);
+    double send[2] = {0, 0}, recv[2];
+    int sc[2] = {1, 1}, rc[2] = {1, rank == 2 ? 2 : 1};
+    MPI_Aint at[2] = {0, sizeof(double)};
+    MPI_Datatype st[2] = {MPI_DOUBLE, MPI_DOUBLE};
+    MPI_Datatype rt[2] = {MPI_DOUBLE, rank == 2 ? MPI_FLOAT : MPI_DOUBLE};
+    MPI_Neighbor_alltoallw(send, sc, at, st, recv, rc, at, rt, graph);
+    MPI_Comm_free(&graph);
+}
+
 /* An I-form's signature mismatch, judged at the next blocking call. */
 static void ibcast_signature(void)
 {
@@ -227,6 +248,7 @@ static const struct {
     {"alltoallv_pair", alltoallv_pair},
     {"alltoallw_pair", alltoallw_pair},
     {"neighbor_alltoallv_pair", neighbor_alltoallv_pair},
+    {"neighbor_alltoallw_pair", neighbor_alltoallw_pair},
     {"ibcast_signature", ibcast_signature},
     {"split_freed", split_freed},
     {"skipped_last", skipped_last},

@@ -14,15 +14,19 @@
  * bytes the call must not touch (holes inside an element, gaps between
  * blocks) are checked too.
  *
- * What the calls cover: the 32 collectives; MPI_COMM_WORLD, a dup, and two
- * halves of it (the upper one in reverse rank order); MPI_CHAR, MPI_INT,
+ * What the calls cover: the 42 collectives; MPI_COMM_WORLD, a dup, and two
+ * halves of it (the upper one in reverse rank order), and for the
+ * neighbourhood collectives a periodic 1-D Cartesian ring of the world
+ * (P >= 3) or a distributed graph of it of unequal degrees drawn from the
+ * seed (make_comms), each block an edge's; MPI_CHAR, MPI_INT,
  * MPI_DOUBLE, MPI_UINT64_T, contiguous(3 ints), vector(2 x 1 int, stride 3),
  * resized(2 ints, lb 8, extent 12) and the same with the data at offset 8
  * (true lb 8), indexed(2 ints at 0, 1 at 3), struct(int at 4, int at 0);
  * counts 0..--max-count, sometimes all multiples of 2, 3, 4 or 8 (so W2 can
  * apply to v-routines); v-routine displacements non-descending with random
- * gaps; Alltoallw's blocks each with its own count and datatype (any of the
- * above, a block's two ends of one type signature), at byte
+ * gaps; Alltoallw's and Neighbor_alltoallw's blocks each with its own count
+ * and datatype (any of the above, a block's two ends of one type signature;
+ * Neighbor_alltoallw's of one number of basic elements a call), at byte
  * displacements in rank order with random gaps of whole elements or of any
  * bytes (so not always multiples of the extent), in place with a symmetric
  * matrix; MPI_IN_PLACE where the standard allows it; arguments the standard
@@ -158,6 +162,11 @@ enum base {
     B_REDUCE_SCATTER_BLOCK,
     B_SCAN,
     B_EXSCAN,
+    B_NALLGATHER, /* the neighbourhood collectives */
+    B_NALLGATHERV,
+    B_NALLTOALL,
+    B_NALLTOALLV,
+    B_NALLTOALLW,
     NBASE
 };
 #define NROUTINES (2 * NBASE) /* routine = 2 * base + nonblocking */
@@ -174,12 +183,26 @@ static const char *const routine_names[NROUTINES] = {
     "MPI_Reduce_scatter", "MPI_Ireduce_scatter",
     "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
     "MPI_Scan",           "MPI_Iscan",           "MPI_Exscan",
-    "MPI_Iexscan",
+    "MPI_Iexscan",        "MPI_Neighbor_allgather", "MPI_Ineighbor_allgather",
+    "MPI_Neighbor_allgatherv", "MPI_Ineighbor_allgatherv", "MPI_Neighbor_alltoall",
+    "MPI_Ineighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Ineighbor_alltoallv",
+    "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw",
 };
 
 static int is_reduction(int base)
 {
-    return base >= B_REDUCE;
+    return base >= B_REDUCE && base <= B_EXSCAN;
+}
+
+static int is_neighbourhood(int base)
+{
+    return base >= B_NALLGATHER;
+}
+
+/* A routine whose blocks each have a datatype of their own. */
+static int is_w(int base)
+{
+    return base == B_ALLTOALLW || base == B_NALLTOALLW;
 }
 
 /* ------------------------------------------------------------------ */
@@ -480,9 +503,21 @@ static long over[NROUTINES];     /* rank 0's calls whose n exceeds it */
 #define MAX_REPORTS 20
 
 enum { C_WORLD, C_DUP, C_HALF, NCOMMS };
-static const char *const comm_names[NCOMMS] = {"world", "dup", "half"};
-static MPI_Comm comms[NCOMMS];
+/* The neighbourhood collectives' communicators, made once per run over the
+ * world: a periodic 1-D Cartesian ring (where P >= 3, so that a rank's -1
+ * and +1 neighbours differ) and a distributed graph of unequal degrees
+ * drawn from the seed. Every rank knows every rank's in- and
+ * out-neighbours, in the MPI's order; no edge s -> d is there twice, so a
+ * block is told by its two ends. */
+enum { C_RING = NCOMMS, C_GRAPH, NALLCOMMS };
+static const char *const comm_names[NALLCOMMS] = {"world", "dup", "half", "ring", "graph"};
+static MPI_Comm comms[NALLCOMMS];
 static int half_color;
+struct topology {
+    int *in_deg, *out_deg; /* per rank */
+    int *in, *out;         /* in[d * P + i]: d's i-th in-neighbour; out the same */
+};
+static struct topology topologies[NALLCOMMS]; /* of C_RING and C_GRAPH */
 
 /* Bugs of the MPI libraries themselves that the unprotected run would trip
  * over (it would crash or compute wrong data, so there would be nothing to
@@ -520,9 +555,14 @@ static int half_color;
  *   sizes the data arrives wrong or the call fails ("Message truncated"),
  *   without any layer. -> there every block of the call gets a type of one
  *   size (types differ, their sizes do not: MPI_DOUBLE, MPI_UINT64_T and
- *   the four 2-int types are all 8 bytes). */
+ *   the four 2-int types are all 8 bytes).
+ * - MPICH before 4.1: MPI_Neighbor_alltoallw and MPI_Ineighbor_alltoallw
+ *   mix up the in- and out-degree when they convert the counts to MPI_Aint
+ *   (pmodels/mpich#6233, fixed by pmodels/mpich#6250): wrong data where a
+ *   rank's in- and out-degrees differ. -> over the ring (every degree 2)
+ *   where there is one. */
 static int mpich_reduce_inplace_bug, mpich_allgatherv_bug, mpich_ialltoallw_inplace_bug,
-    ompi_bugs;
+    mpich_nalltoallw_bug, ompi_bugs;
 
 static void detect_known_bugs(void)
 {
@@ -535,6 +575,7 @@ static void detect_known_bugs(void)
         mpich_reduce_inplace_bug = n >= 40000 && n < 40102;
         mpich_allgatherv_bug = n < 40101;
         mpich_ialltoallw_inplace_bug = 1;
+        mpich_nalltoallw_bug = n < 40100;
     }
     ompi_bugs = strstr(version, "Open MPI") != NULL;
 }
@@ -560,6 +601,11 @@ struct call {
     int *wti;                       /* p*p: alltoallw, the type drawn for each block */
     int *sti, *rti;                 /* p: alltoallw, this rank's type of each block */
     MPI_Datatype *sdt, *rdt;        /* p: their datatypes */
+    /* the neighbourhood collectives: the topology, this rank's blocks on
+     * each side (p for the others), Neighbor_alltoallw's displacements */
+    const struct topology *topo;
+    int nsend, nrecv;
+    MPI_Aint *sdspa, *rdspa;
     uint64_t *rks;                  /* p: rank keys */
     /* arguments */
     const void *sarg;
@@ -567,6 +613,7 @@ struct call {
     int scount, rcount;
     const int *scounts, *sdispls, *rcounts, *rdispls;
     const MPI_Datatype *stypes, *rtypes;
+    const MPI_Aint *sadispls, *radispls;
     /* buffers */
     unsigned char *sbuf, *sref, *rbuf, *rexp;
     size_t sbytes, rbytes, rcheck;
@@ -689,16 +736,17 @@ static int inplace_allowed(int base, int is_root)
     case B_SCATTERV:
     case B_REDUCE: return is_root;
     case B_BCAST: return 0;
-    default: return 1;
+    default: return !is_neighbourhood(base);
     }
 }
 
 /* Whether --mixed-types may give this call's ranks types of their own: not
- * reductions (the standard wants one datatype on every rank), and not
- * Alltoallw as the others (its blocks' ends each draw theirs: end_type()). */
+ * reductions (the standard wants one datatype on every rank), not
+ * Alltoallw and Neighbor_alltoallw as the others (their blocks' ends each
+ * draw theirs: end_type()), and not the other neighbourhood collectives. */
 static int mixes(const struct call *c)
 {
-    return !is_reduction(c->base) && c->base != B_ALLTOALLW;
+    return !is_reduction(c->base) && !is_neighbourhood(c->base) && c->base != B_ALLTOALLW;
 }
 
 /* This rank's own stream of a call, for what only this rank needs to know
@@ -771,11 +819,26 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     c->kdiv = 1;
 
     c->commid = rng_below(r, NCOMMS);
+    if (is_neighbourhood(c->base) && comms[C_RING] != MPI_COMM_NULL) /* the ring or the graph */
+        c->commid = rng_chance(r, 1, 2) || (c->base == B_NALLTOALLW && mpich_nalltoallw_bug)
+                        ? C_RING
+                        : C_GRAPH;
+    else if (is_neighbourhood(c->base))
+        c->commid = C_GRAPH;
     c->comm = comms[c->commid];
-    c->keyid = c->commid == C_HALF ? C_HALF + half_color : c->commid;
+    c->keyid = c->commid == C_HALF ? C_HALF + half_color
+               : c->commid > C_HALF ? c->commid + 1
+                                    : c->commid;
     MPI_Comm_size(c->comm, &c->p);
     MPI_Comm_rank(c->comm, &c->me);
     int p = c->p, me = c->me;
+    c->nsend = c->nrecv = p;
+    if (is_neighbourhood(c->base)) {
+        c->topo = &topologies[c->commid];
+        c->nsend = c->topo->out_deg[me];
+        c->nrecv = c->topo->in_deg[me];
+    }
+    const struct topology *g = c->topo;
 
     if (is_reduction(c->base)) {
         int pairs[NTYPES * NOPS][2], np = 0;
@@ -1111,6 +1174,166 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
         break;
     }
 
+    case B_NALLGATHER:
+    case B_NALLTOALL: { /* cnt elements a block: this rank's one, or one per edge */
+        int edges = c->base == B_NALLTOALL, sends = edges ? c->nsend : 1;
+        c->scount = c->rcount = cnt;
+        alloc_recv(c, region_bytes(t, (long)c->nrecv * cnt));
+        for (int i = 0; i < c->nrecv; i++) {
+            int s = g->in[me * p + i];
+            place(c->rexp, t, (long)i * cnt, cnt, edges ? block_key(c, s, me) : c->rks[s], 0,
+                  oi);
+        }
+        alloc_send(c, region_bytes(t, (long)sends * cnt));
+        for (int k = 0; k < sends; k++)
+            place(c->sbuf, t, (long)k * cnt, cnt,
+                  edges ? block_key(c, me, g->out[me * p + k]) : c->rks[me], 0, oi);
+        c->rarg = c->rbuf;
+        c->sarg = c->sbuf;
+        break;
+    }
+
+    case B_NALLGATHERV:
+    case B_NALLTOALLV: {
+        /* Each edge's count (Allgatherv: its sender's, counts[s]), and every
+         * rank's blocks at non-descending displacements with gaps, in its
+         * neighbours' order: drawn for every rank alike, kept for this one. */
+        int gather = c->base == B_NALLGATHERV;
+        c->cmat = xmalloc(sizeof(int) * (size_t)p * (size_t)p); /* cmat[s*p+d] */
+        for (int s = 0; s < p; s++)
+            for (int d = 0; d < p; d++)
+                c->cmat[s * p + d] = 0;
+        for (int s = 0; s < p; s++)
+            for (int k = 0; k < g->out_deg[s]; k++) {
+                int n = draw_count(r, c->gran);
+                c->cmat[s * p + g->out[s * p + k]] = gather ? c->counts[s] : n;
+            }
+        c->scnt = xmalloc(sizeof(int) * (size_t)p);
+        c->sdsp = xmalloc(sizeof(int) * (size_t)p);
+        c->rcnt = xmalloc(sizeof(int) * (size_t)p);
+        c->rdsp = xmalloc(sizeof(int) * (size_t)p);
+        long sent = 0, received = 0; /* where this rank's sides end */
+        for (int s = 0; s < p; s++) {
+            long at = 0;
+            for (int k = 0; k < g->out_deg[s]; k++) {
+                at += draw_gap(r, c->gran);
+                if (s == me) {
+                    c->scnt[k] = c->cmat[s * p + g->out[s * p + k]];
+                    c->sdsp[k] = (int)at;
+                }
+                at += c->cmat[s * p + g->out[s * p + k]];
+            }
+            sent = s == me ? at : sent;
+        }
+        for (int d = 0; d < p; d++) {
+            long at = 0;
+            for (int i = 0; i < g->in_deg[d]; i++) {
+                at += draw_gap(r, c->gran);
+                if (d == me) {
+                    c->rcnt[i] = c->cmat[g->in[d * p + i] * p + d];
+                    c->rdsp[i] = (int)at;
+                }
+                at += c->cmat[g->in[d * p + i] * p + d];
+            }
+            received = d == me ? at : received;
+        }
+        alloc_recv(c, region_bytes(t, received));
+        for (int i = 0; i < c->nrecv; i++) {
+            int s = g->in[me * p + i];
+            place(c->rexp, t, c->rdsp[i], c->rcnt[i], gather ? c->rks[s] : block_key(c, s, me),
+                  0, oi);
+        }
+        c->rarg = c->rbuf;
+        c->rcounts = c->rcnt;
+        c->rdispls = c->rdsp;
+        if (gather) {
+            c->scount = c->counts[me];
+            alloc_send(c, region_bytes(t, c->scount));
+            place(c->sbuf, t, 0, c->scount, c->rks[me], 0, oi);
+        } else {
+            alloc_send(c, region_bytes(t, sent));
+            for (int k = 0; k < c->nsend; k++)
+                place(c->sbuf, t, c->sdsp[k], c->scnt[k], block_key(c, me, g->out[me * p + k]),
+                      0, oi);
+            c->scounts = c->scnt;
+            c->sdispls = c->sdsp;
+        }
+        c->sarg = c->sbuf;
+        break;
+    }
+
+    case B_NALLTOALLW: {
+        /* Each edge a type and a count of it, as Alltoallw's blocks, at
+         * MPI_Aint byte displacements. The layer cuts a neighbourhood's W
+         * blocks in rounds of each block's own elements, alike on both
+         * ends only where every datatype of the call holds as many basic
+         * elements (plan_agreement.c: else it leaves the call alone), so a
+         * call's types hold k basic elements each, k drawn per call. */
+        size_t pp = (size_t)p * (size_t)p;
+        int k_of_call = types[rng_below(r, NTYPES)].k;
+        c->cmat = xmalloc(sizeof(int) * pp);
+        c->wti = xmalloc(sizeof(int) * pp);
+        for (size_t e = 0; e < pp; e++)
+            c->cmat[e] = c->wti[e] = 0;
+        for (int s = 0; s < p; s++)
+            for (int k = 0; k < g->out_deg[s]; k++) {
+                int ti, d = g->out[s * p + k];
+                do
+                    ti = draw_type(r, 0);
+                while (types[ti].k != k_of_call);
+                c->wti[s * p + d] = ti;
+                c->cmat[s * p + d] = draw_count(r, c->gran) * types[ti].k;
+            }
+        /* this rank's rows in its neighbours' order */
+        int *wti_row = xmalloc(sizeof(int) * (size_t)p), *m_row = xmalloc(sizeof(int) * (size_t)p);
+        rng_t own = own_stream(c);
+        c->rti = xmalloc(sizeof(int) * (size_t)p);
+        c->rcnt = xmalloc(sizeof(int) * (size_t)p);
+        c->rdsp = xmalloc(sizeof(int) * (size_t)p);
+        c->rdt = xmalloc(sizeof(MPI_Datatype) * (size_t)p);
+        c->rdspa = xmalloc(sizeof(MPI_Aint) * (size_t)p);
+        for (int i = 0; i < c->nrecv; i++) {
+            int s = g->in[me * p + i];
+            wti_row[i] = c->wti[s * p + me];
+            m_row[i] = c->cmat[s * p + me];
+        }
+        alloc_recv(c, lay_out_row(&own, wti_row, m_row, 1, c->nrecv, 0, 0, c->rti, c->rcnt,
+                                  c->rdsp, c->rdt));
+        for (int i = 0; i < c->nrecv; i++) {
+            c->rdspa[i] = c->rdsp[i];
+            place(c->rexp + c->rdsp[i], &types[c->rti[i]], 0, c->rcnt[i],
+                  block_key(c, g->in[me * p + i], me), 0, oi);
+        }
+        c->sti = xmalloc(sizeof(int) * (size_t)p);
+        c->scnt = xmalloc(sizeof(int) * (size_t)p);
+        c->sdsp = xmalloc(sizeof(int) * (size_t)p);
+        c->sdt = xmalloc(sizeof(MPI_Datatype) * (size_t)p);
+        c->sdspa = xmalloc(sizeof(MPI_Aint) * (size_t)p);
+        for (int k = 0; k < c->nsend; k++) {
+            int d = g->out[me * p + k];
+            wti_row[k] = c->wti[me * p + d];
+            m_row[k] = c->cmat[me * p + d];
+        }
+        alloc_send(c, lay_out_row(&own, wti_row, m_row, 1, c->nsend, 0, 0, c->sti, c->scnt,
+                                  c->sdsp, c->sdt));
+        for (int k = 0; k < c->nsend; k++) {
+            c->sdspa[k] = c->sdsp[k];
+            place(c->sbuf + c->sdsp[k], &types[c->sti[k]], 0, c->scnt[k],
+                  block_key(c, me, g->out[me * p + k]), 0, oi);
+        }
+        free(wti_row);
+        free(m_row);
+        c->rarg = c->rbuf;
+        c->sarg = c->sbuf;
+        c->rcounts = c->rcnt;
+        c->radispls = c->rdspa;
+        c->rtypes = c->rdt;
+        c->scounts = c->scnt;
+        c->sadispls = c->sdspa;
+        c->stypes = c->sdt;
+        break;
+    }
+
     case B_REDUCE:
     case B_ALLREDUCE: {
         int all = c->base == B_ALLREDUCE;
@@ -1194,17 +1417,17 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
         fprintf(stderr, "call %d %s comm=%s p=%d root=%d type=%s op=%s inplace=%d garbage=%d "
                         "gran=%d count=%d counts=[",
                 index, routine_names[routine], comm_names[c->commid], p, c->root,
-                c->base == B_ALLTOALLW ? "per-block" : t->name,
+                is_w(c->base) ? "per-block" : t->name,
                 oi >= 0 ? op_names[oi] : "-", c->inplace, c->garbage, c->gran, cnt);
         for (int i = 0; i < p; i++)
             fprintf(stderr, "%s%d", i ? "," : "", c->counts[i]);
         fprintf(stderr, "]");
-        if (c->base == B_ALLTOALLW) { /* rank 0's blocks: count x type @ byte displacement */
+        if (is_w(c->base)) { /* rank 0's blocks: count x type @ byte displacement */
             for (int side = c->inplace; side < 2; side++) {
                 const int *ti = side ? c->rti : c->sti, *count = side ? c->rcnt : c->scnt,
                           *displ = side ? c->rdsp : c->sdsp;
                 fprintf(stderr, " %s=[", side ? "recv" : "send");
-                for (int i = 0; i < p; i++)
+                for (int i = 0; i < (side ? c->nrecv : c->nsend); i++)
                     fprintf(stderr, "%s%d x %s @ %d", i ? ", " : "", count[i], types[ti[i]].name,
                             displ[i]);
                 fprintf(stderr, "]");
@@ -1232,6 +1455,11 @@ static long layer_count(const struct call *c)
     case B_SCATTERV: return root ? largest(c->scounts, c->p) : c->rcount;
     case B_GATHERV: return root ? largest(c->rcounts, c->p) : c->scount;
     case B_ALLGATHERV: return largest(c->rcounts, c->p);
+    case B_NALLGATHERV: return largest(c->rcounts, c->nrecv);
+    case B_NALLTOALLV: {
+        long sent = largest(c->scounts, c->nsend), received = largest(c->rcounts, c->nrecv);
+        return sent > received ? sent : received;
+    }
     case B_ALLTOALLV: { /* both rows: the rank at a block's other end sees it too */
         long sent = c->inplace ? 0 : largest(c->scounts, c->p);
         long received = largest(c->rcounts, c->p);
@@ -1248,7 +1476,7 @@ static long layer_count(const struct call *c)
     case B_ALLREDUCE:
     case B_SCAN:
     case B_EXSCAN: return c->scount; /* the vector's count */
-    default: return c->rcount;          /* Bcast, Allgather, Alltoall */
+    default: return c->rcount; /* Bcast, Allgather, Alltoall, their neighbourhood forms */
     }
 }
 
@@ -1257,10 +1485,11 @@ static long layer_count(const struct call *c)
  * basic elements of one message; for the v-routines of the largest block this
  * rank sees (its own off the root of Gatherv/Scatterv, both rows for
  * Alltoallv, and for Alltoallw, each block in its own type: the receive row
- * alone in place); for Reduce_scatter of the whole vector. */
+ * alone in place); for Reduce_scatter of the whole vector. A neighbourhood
+ * collective's blocks are its edges' (cmat: none 0 elsewhere). */
 static long layer_n(const struct call *c)
 {
-    if (c->base == B_ALLTOALLW) {
+    if (is_w(c->base)) {
         long n = 0;
         for (int i = 0; i < c->p; i++) {
             long received = c->cmat[i * c->p + c->me];
@@ -1376,6 +1605,42 @@ static void issue(struct call *c)
     case 2 * B_EXSCAN + 1:
         rc = MPI_Iexscan(c->sarg, c->rarg, c->scount, dt, op, comm, rq);
         break;
+    case 2 * B_NALLGATHER:
+        rc = MPI_Neighbor_allgather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm);
+        break;
+    case 2 * B_NALLGATHER + 1:
+        rc = MPI_Ineighbor_allgather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm, rq);
+        break;
+    case 2 * B_NALLGATHERV:
+        rc = MPI_Neighbor_allgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls,
+                                     dt, comm);
+        break;
+    case 2 * B_NALLGATHERV + 1:
+        rc = MPI_Ineighbor_allgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls,
+                                      dt, comm, rq);
+        break;
+    case 2 * B_NALLTOALL:
+        rc = MPI_Neighbor_alltoall(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm);
+        break;
+    case 2 * B_NALLTOALL + 1:
+        rc = MPI_Ineighbor_alltoall(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm, rq);
+        break;
+    case 2 * B_NALLTOALLV:
+        rc = MPI_Neighbor_alltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts,
+                                    c->rdispls, dt, comm);
+        break;
+    case 2 * B_NALLTOALLV + 1:
+        rc = MPI_Ineighbor_alltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts,
+                                     c->rdispls, dt, comm, rq);
+        break;
+    case 2 * B_NALLTOALLW:
+        rc = MPI_Neighbor_alltoallw(c->sarg, c->scounts, c->sadispls, c->stypes, c->rarg,
+                                    c->rcounts, c->radispls, c->rtypes, comm);
+        break;
+    case 2 * B_NALLTOALLW + 1:
+        rc = MPI_Ineighbor_alltoallw(c->sarg, c->scounts, c->sadispls, c->stypes, c->rarg,
+                                     c->rcounts, c->radispls, c->rtypes, comm, rq);
+        break;
     }
     if (rc != MPI_SUCCESS)
         die_mpi(c, routine_names[c->routine], rc);
@@ -1386,14 +1651,14 @@ static void issue(struct call *c)
 static void locate(const struct call *c, int send, size_t off, char *where, size_t size)
 {
     long elem;
-    if (c->base != B_ALLTOALLW) {
+    if (!is_w(c->base)) {
         int data = is_data_byte(c->t, off, &elem);
         snprintf(where, size, "%s of element %ld", data ? "data" : "hole", elem);
         return;
     }
     const int *ti = send ? c->sti : c->rti, *count = send ? c->scnt : c->rcnt,
               *displ = send ? c->sdsp : c->rdsp;
-    for (int b = 0; b < c->p; b++) {
+    for (int b = 0; b < (send ? c->nsend : c->nrecv); b++) {
         const struct dtype *t = &types[ti[b]];
         if (off >= (size_t)displ[b] && off < (size_t)displ[b] + region_bytes(t, count[b])) {
             int data = is_data_byte(t, off - (size_t)displ[b], &elem);
@@ -1427,7 +1692,7 @@ static void report(const struct call *c, const char *which, const unsigned char 
             "op %s, in-place %d): %s buffer offset %zu (%s): expected 0x%02x, got 0x%02x; %zu "
             "of %zu bytes differ\n",
             c->index, routine_names[c->routine], wrank, comm_names[c->commid], c->me, c->p,
-            c->root, c->base == B_ALLTOALLW ? "per-block" : c->t->name,
+            c->root, is_w(c->base) ? "per-block" : c->t->name,
             c->oi >= 0 ? op_names[c->oi] : "-", c->inplace, which, first, where, exp[first],
             got[first], bad, n);
 }
@@ -1459,6 +1724,8 @@ static void finish(struct call *c)
     free(c->rti);
     free(c->sdt);
     free(c->rdt);
+    free(c->sdspa);
+    free(c->rdspa);
     free(c->rks);
     free(c->sbuf);
     free(c->sref);
@@ -1679,6 +1946,58 @@ static void make_comms(void)
         MPI_Comm_split(MPI_COMM_WORLD, half_color, half_color ? -wrank : wrank, &comms[C_HALF]));
     for (int i = C_DUP; i < NCOMMS; i++)
         CHK(NULL, "MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(comms[i], MPI_ERRORS_RETURN));
+
+    /* The neighbourhoods. The graph: each edge s -> d (d != s) drawn from
+     * the seed with probability 1/2, so the degrees differ (one may be 0);
+     * out-neighbours in ascending, in-neighbours in descending rank order. */
+    int P = wsize, *weights = xmalloc(sizeof(int) * (size_t)P);
+    unsigned char *edge = xmalloc((size_t)P * (size_t)P);
+    rng_t tr = {mix64(g_seed ^ UINT64_C(0x70b01097e5a1c3d2))};
+    for (int i = 0; i < P; i++)
+        weights[i] = 1; /* not MPI_UNWEIGHTED: Open MPI's is an object gcc finds too short */
+    for (int s = 0; s < P; s++)
+        for (int d = 0; d < P; d++)
+            edge[s * P + d] = d != s && rng_chance(&tr, 1, 2);
+    for (int t = C_RING; t < NALLCOMMS; t++) {
+        struct topology *g = &topologies[t];
+        g->in_deg = xmalloc(sizeof(int) * (size_t)P);
+        g->out_deg = xmalloc(sizeof(int) * (size_t)P);
+        g->in = xmalloc(sizeof(int) * (size_t)P * (size_t)P);
+        g->out = xmalloc(sizeof(int) * (size_t)P * (size_t)P);
+    }
+    struct topology *g = &topologies[C_GRAPH];
+    for (int r = 0; r < P; r++) {
+        g->in_deg[r] = g->out_deg[r] = 0;
+        for (int d = 0; d < P; d++)
+            if (edge[r * P + d])
+                g->out[r * P + g->out_deg[r]++] = d;
+        for (int s = P - 1; s >= 0; s--)
+            if (edge[s * P + r])
+                g->in[r * P + g->in_deg[r]++] = s;
+    }
+    CHK(NULL, "MPI_Dist_graph_create_adjacent",
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, g->in_deg[wrank], g->in + wrank * P,
+                                       weights, g->out_deg[wrank], g->out + wrank * P, weights,
+                                       MPI_INFO_NULL, 0, &comms[C_GRAPH]));
+    /* The ring: each rank's -1 then +1 neighbour, both ways (MPI 4.0, 7.6). */
+    g = &topologies[C_RING];
+    comms[C_RING] = MPI_COMM_NULL;
+    if (P >= 3) {
+        int periodic = 1;
+        CHK(NULL, "MPI_Cart_create",
+            MPI_Cart_create(MPI_COMM_WORLD, 1, &P, &periodic, 0, &comms[C_RING]));
+        for (int r = 0; r < P; r++) {
+            g->in_deg[r] = g->out_deg[r] = 2;
+            g->in[r * P] = g->out[r * P] = (r - 1 + P) % P;
+            g->in[r * P + 1] = g->out[r * P + 1] = (r + 1) % P;
+        }
+    }
+    for (int i = C_RING; i < NALLCOMMS; i++)
+        if (comms[i] != MPI_COMM_NULL)
+            CHK(NULL, "MPI_Comm_set_errhandler",
+                MPI_Comm_set_errhandler(comms[i], MPI_ERRORS_RETURN));
+    free(weights);
+    free(edge);
 }
 
 static const char usage[] =
@@ -1868,8 +2187,15 @@ int main(int argc, char **argv)
     MPI_Op_free(&ops[O_USER]);
     for (int i = T_CONTIG3; i < NTYPES; i++)
         MPI_Type_free(&types[i].dt);
-    for (int i = C_DUP; i < NCOMMS; i++)
-        MPI_Comm_free(&comms[i]);
+    for (int i = C_DUP; i < NALLCOMMS; i++)
+        if (comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&comms[i]);
+    for (int i = C_RING; i < NALLCOMMS; i++) {
+        free(topologies[i].in_deg);
+        free(topologies[i].out_deg);
+        free(topologies[i].in);
+        free(topologies[i].out);
+    }
     MPI_Finalize();
     return total_mismatches ? 1 : 0;
 }

@@ -246,7 +246,8 @@ static int displs_suspicious_here(const struct sg_call *c, const struct sg_shape
     int recv_v = recv.layout == SG_SIDE_V || recv.layout == SG_SIDE_W;
     if (!send_v && !recv_v)
         return -1;
-    /* int displacements only: a large-count form's MPI_Aint ones cannot wrap */
+    /* int displacements only: MPI_Aint ones (a large-count form's,
+     * Neighbor_alltoallw's) cannot wrap */
     return (recv_v && recv.displs.of_int &&
             sg_displs_suspicious(recv.counts.of_int, recv.displs.of_int, (size_t)recv.blocks)) ||
            (send_v && send.displs.of_int &&

@@ -2,8 +2,9 @@
  *
  *   neighbour_case -c ROUTINE -t TOPOLOGY [-n COUNT] [-g GAP]
  *
- * ROUTINE is MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v) or an
- * I-form of one, over the communicator TOPOLOGY:
+ * ROUTINE is MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w) or an
+ * I-form of one (of Alltoallw, where the MPI has them, the `_c` forms too),
+ * over the communicator TOPOLOGY:
  *   torus  a periodic 2-D Cartesian communicator over the job's ranks
  *          (MPI_Dims_create: at P = 4 a dimension's -1 and +1 neighbours are
  *          one rank, which each block still counts)
@@ -14,7 +15,10 @@
  *          r + 1, r + 2, ... and receives from r - 1, r - 2, ... (mod P)
  * Rank s's block for its k-th out-neighbour holds COUNT chars (a v-routine:
  * COUNT + (s + r) % 3 to rank r for Alltoallv, COUNT + s % 3 for
- * Allgatherv), byte j pattern(s, k, j) (k = 0 for the allgathers).
+ * Allgatherv), byte j pattern(s, k, j) (k = 0 for the allgathers). Alltoallw's
+ * block from s to r is as Alltoallv's, but of elements of its own type
+ * (MPI_CHAR, MPI_SHORT, MPI_INT or MPI_DOUBLE, by s and r), at MPI_Aint byte
+ * displacements W_GAP bytes apart on both sides.
  *
  * On the torus and the graph the call is made as MPI_<ROUTINE> (through the
  * layer where it is preloaded) and through PMPI, from the same send buffer
@@ -25,7 +29,8 @@
  * PMPI wrappers would fail it, a wrapped layout would crash it), and there
  * -g GAP puts GAP chars (under 2^31) after each of a v-routine's receive
  * blocks, their displacements summed in C int as an application does, so
- * past INT_MAX they wrap (Class D): the receive buffer is only reserved
+ * past INT_MAX they wrap (Class D; Alltoallw's are MPI_Aint, which go past
+ * INT_MAX without a wrap): the receive buffer is only reserved
  * (the gap costs no memory), with 4 GiB of PROT_NONE on either side.
  *
  * Exit status (the same on every rank): 0 every byte right, 3 wrong data,
@@ -45,12 +50,34 @@
 #define STATUS_WRONG 3
 #define STATUS_MPI 4
 
-enum routine { ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, ROUTINES };
-static const char *const names[2][ROUTINES] = {
+#define W_GAP 5
+
+enum routine { ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, ALLTOALLW, ROUTINES };
+/* blocking, nonblocking; then their large-count forms (Alltoallw's only) */
+static const char *const names[4][ROUTINES] = {
     {"MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
-     "MPI_Neighbor_alltoallv"},
+     "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw"},
     {"MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall",
-     "MPI_Ineighbor_alltoallv"}};
+     "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw"},
+#if SCALEGUARD_LARGE_COUNT
+    {[ALLTOALLW] = "MPI_Neighbor_alltoallw_c"},
+    {[ALLTOALLW] = "MPI_Ineighbor_alltoallw_c"},
+#endif
+};
+
+/* Alltoallw's datatype of the block from `sender` to `receiver`. */
+static MPI_Datatype w_type(int sender, int receiver)
+{
+    const MPI_Datatype types[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_DOUBLE};
+    return types[(sender + 2 * receiver + 1) % 4];
+}
+
+static int size_of(MPI_Datatype type)
+{
+    int size;
+    MPI_Type_size(type, &size);
+    return size;
+}
 
 static unsigned char pattern(int sender, int block, int64_t j)
 {
@@ -61,18 +88,24 @@ static unsigned char pattern(int sender, int block, int64_t j)
 /* The call's arguments on this rank. */
 struct layout {
     enum routine routine;
-    int nonblocking;
+    int nonblocking, large;
     int in, out, *sources, *destinations;
     int send_count, recv_count;          /* the regular routines' */
     int *send_counts, *send_displs;      /* Alltoallv's send side, Allgatherv's one count */
     int *recv_counts, *recv_displs;      /* the v-routines' receive side, in int */
-    int64_t *recv_at;                    /* where each received block really starts */
+    int64_t *send_at, *recv_at;          /* where each block really starts, in bytes */
+    int64_t *send_length, *recv_length;  /* each block's bytes */
+    /* Alltoallw: each block's datatype, its counts as MPI_Count (`_c`), its
+     * displacements (send_at, recv_at) as MPI_Aint */
+    MPI_Datatype *send_types, *recv_types;
+    MPI_Count *wide_send_counts, *wide_recv_counts;
+    MPI_Aint *send_aint, *recv_aint;
     int64_t send_bytes, recv_bytes;
 };
 
 static int count_between(const struct layout *l, int count, int sender, int receiver)
 {
-    if (l->routine == ALLTOALLV)
+    if (l->routine == ALLTOALLV || l->routine == ALLTOALLW)
         return count + (sender + receiver) % 3;
     if (l->routine == ALLGATHERV)
         return count + sender % 3;
@@ -112,6 +145,25 @@ static int call(const struct layout *l, int bare, const unsigned char *send, uns
                 : (bare ? PMPI_Neighbor_alltoallv : MPI_Neighbor_alltoallv)(
                       send, l->send_counts, l->send_displs, MPI_CHAR, recv, l->recv_counts,
                       l->recv_displs, MPI_CHAR, comm);
+        break;
+    case ALLTOALLW:
+#if SCALEGUARD_LARGE_COUNT
+        if (l->large) {
+            err = r ? (bare ? PMPI_Ineighbor_alltoallw_c : MPI_Ineighbor_alltoallw_c)(
+                          send, l->wide_send_counts, l->send_aint, l->send_types, recv,
+                          l->wide_recv_counts, l->recv_aint, l->recv_types, comm, r)
+                    : (bare ? PMPI_Neighbor_alltoallw_c : MPI_Neighbor_alltoallw_c)(
+                          send, l->wide_send_counts, l->send_aint, l->send_types, recv,
+                          l->wide_recv_counts, l->recv_aint, l->recv_types, comm);
+            break;
+        }
+#endif
+        err = r ? (bare ? PMPI_Ineighbor_alltoallw : MPI_Ineighbor_alltoallw)(
+                      send, l->send_counts, l->send_aint, l->send_types, recv, l->recv_counts,
+                      l->recv_aint, l->recv_types, comm, r)
+                : (bare ? PMPI_Neighbor_alltoallw : MPI_Neighbor_alltoallw)(
+                      send, l->send_counts, l->send_aint, l->send_types, recv, l->recv_counts,
+                      l->recv_aint, l->recv_types, comm);
         break;
     case ROUTINES:
         break;
@@ -217,51 +269,74 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     struct layout l = {.routine = ROUTINES};
-    for (int form = 0; form < 2; form++)
+    for (size_t form = 0; form < sizeof names / sizeof *names; form++)
         for (int i = 0; routine_name && i < ROUTINES; i++)
-            if (strcmp(routine_name, names[form][i]) == 0) {
+            if (names[form][i] && strcmp(routine_name, names[form][i]) == 0) {
                 l.routine = (enum routine)i;
-                l.nonblocking = form;
+                l.nonblocking = form % 2;
+                l.large = form >= 2;
             }
     MPI_Comm comm = topology ? topology_of(topology, rank, procs, &l) : MPI_COMM_NULL;
     /* no bare call over the ring and the clique (see the top) */
     int ring = topology && (strcmp(topology, "ring") == 0 || strcmp(topology, "clique") == 0);
     if (l.routine == ROUTINES || comm == MPI_COMM_NULL || count <= 0 || gap < 0 ||
         gap > INT32_MAX || (ring && procs < 3) ||
-        (gap > 0 && (!ring || (l.routine != ALLGATHERV && l.routine != ALLTOALLV)))) {
+        (gap > 0 && (!ring || l.routine == ALLGATHER || l.routine == ALLTOALL))) {
         if (rank == 0)
             fprintf(stderr, "usage: neighbour_case -c MPI_[I]{Neighbor,neighbor}_{allgather,"
-                            "allgatherv,alltoall,alltoallv} -t torus|graph|ring|clique "
-                            "[-n COUNT] [-g GAP] (P >= 3 on the ring and the clique; -g: a "
-                            "v-routine there, GAP < 2^31)\n");
+                            "allgatherv,alltoall,alltoallv,alltoallw}[_c] -t "
+                            "torus|graph|ring|clique [-n COUNT] [-g GAP] (P >= 3 on the ring "
+                            "and the clique; -g: a v-routine there, GAP < 2^31)\n");
         MPI_Finalize();
         return 2;
     }
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 
-    /* the send side: one block, or one per out-neighbour */
-    int alltoall = l.routine == ALLTOALL || l.routine == ALLTOALLV;
-    int send_blocks = alltoall ? l.out : 1;
-    l.send_counts = calloc((size_t)send_blocks + 1, sizeof *l.send_counts);
-    l.send_displs = calloc((size_t)send_blocks + 1, sizeof *l.send_displs);
+    /* the send side: one block, or one per out-neighbour (Alltoallw's
+     * W_GAP bytes apart, each of its own type) */
+    int alltoall = l.routine == ALLTOALL || l.routine == ALLTOALLV || l.routine == ALLTOALLW;
+    int w = l.routine == ALLTOALLW, send_blocks = alltoall ? l.out : 1;
+    size_t sends = (size_t)send_blocks + 1, recvs = (size_t)l.in + 1;
+    l.send_counts = calloc(sends, sizeof *l.send_counts);
+    l.send_displs = calloc(sends, sizeof *l.send_displs);
+    l.send_at = calloc(sends, sizeof *l.send_at);
+    l.send_length = calloc(sends, sizeof *l.send_length);
+    l.send_types = calloc(sends, sizeof *l.send_types);
+    l.wide_send_counts = calloc(sends, sizeof *l.wide_send_counts);
+    l.send_aint = calloc(sends, sizeof *l.send_aint);
     for (int k = 0; k < send_blocks; k++) {
-        l.send_counts[k] = count_between(&l, count, rank, alltoall ? l.destinations[k] : -1);
+        int to = alltoall ? l.destinations[k] : -1;
+        l.send_counts[k] = count_between(&l, count, rank, to);
+        l.send_types[k] = w ? w_type(rank, to) : MPI_CHAR;
+        l.send_length[k] = (int64_t)l.send_counts[k] * size_of(l.send_types[k]);
+        l.send_bytes += w ? W_GAP : 0;
+        l.send_at[k] = l.send_aint[k] = l.send_bytes;
         l.send_displs[k] = (int)l.send_bytes;
-        l.send_bytes += l.send_counts[k];
+        l.wide_send_counts[k] = l.send_counts[k];
+        l.send_bytes += l.send_length[k];
     }
     l.send_count = l.send_counts[0];
-    /* the receive side: one block per in-neighbour, GAP chars apart */
+    /* the receive side: one block per in-neighbour, GAP chars apart
+     * (Alltoallw's W_GAP bytes) */
     l.recv_count = count;
-    l.recv_counts = calloc((size_t)l.in + 1, sizeof *l.recv_counts);
-    l.recv_displs = calloc((size_t)l.in + 1, sizeof *l.recv_displs);
-    l.recv_at = calloc((size_t)l.in + 1, sizeof *l.recv_at);
+    l.recv_counts = calloc(recvs, sizeof *l.recv_counts);
+    l.recv_displs = calloc(recvs, sizeof *l.recv_displs);
+    l.recv_at = calloc(recvs, sizeof *l.recv_at);
+    l.recv_length = calloc(recvs, sizeof *l.recv_length);
+    l.recv_types = calloc(recvs, sizeof *l.recv_types);
+    l.wide_recv_counts = calloc(recvs, sizeof *l.wide_recv_counts);
+    l.recv_aint = calloc(recvs, sizeof *l.recv_aint);
     int sum = 0; /* the application's displacements, summed in int */
     for (int i = 0; i < l.in; i++) {
         l.recv_counts[i] = count_between(&l, count, l.sources[i], rank);
+        l.recv_types[i] = w ? w_type(l.sources[i], rank) : MPI_CHAR;
+        l.recv_length[i] = (int64_t)l.recv_counts[i] * size_of(l.recv_types[i]);
+        l.wide_recv_counts[i] = l.recv_counts[i];
+        l.recv_bytes += w ? W_GAP : 0;
         l.recv_displs[i] = sum;
-        l.recv_at[i] = l.recv_bytes;
+        l.recv_at[i] = l.recv_aint[i] = l.recv_bytes;
         sum = (int)(uint32_t)((uint32_t)sum + (uint32_t)l.recv_counts[i] + (uint32_t)gap);
-        l.recv_bytes += l.recv_counts[i] + gap;
+        l.recv_bytes += l.recv_length[i] + gap;
     }
     unsigned char *send = malloc((size_t)l.send_bytes + 1);
     unsigned char *recv = ring ? reserved((size_t)l.recv_bytes + 2 * MARGIN)
@@ -272,10 +347,10 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     for (int k = 0; k < send_blocks; k++)
-        for (int64_t j = 0; j < l.send_counts[k]; j++)
-            send[l.send_displs[k] + j] = pattern(rank, k, j);
+        for (int64_t j = 0; j < l.send_length[k]; j++)
+            send[l.send_at[k] + j] = pattern(rank, k, j);
     for (int i = 0; i < l.in; i++) /* the ring's buffer is reserved: its blocks only */
-        memset(recv + MARGIN + l.recv_at[i], JUNK, (size_t)l.recv_counts[i]);
+        memset(recv + MARGIN + l.recv_at[i], JUNK, (size_t)l.recv_length[i]);
     if (!ring) {
         memset(recv, JUNK, (size_t)l.recv_bytes + 2 * MARGIN);
         memset(bare, JUNK, (size_t)l.recv_bytes + 2 * MARGIN);
@@ -291,7 +366,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; status == 0 && strcmp(topology, "torus") != 0 && i < l.in; i++) {
         int k = block_sent(&l, topology, i, rank, procs);
-        for (int64_t j = 0; j < l.recv_counts[i]; j++)
+        for (int64_t j = 0; j < l.recv_length[i]; j++)
             if (recv[MARGIN + l.recv_at[i] + j] != pattern(l.sources[i], k, j)) {
                 fprintf(stderr, "neighbour_case: rank %d: wrong data from rank %d at byte "
                                 "%lld\n", rank, l.sources[i], (long long)j);
@@ -303,7 +378,9 @@ int main(int argc, char **argv)
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
         fprintf(stderr, "neighbour_case: %s on the %s, rank 0 receives %d blocks%s: %s\n",
-                routine_name, topology, l.in, gap ? " (wrapped displacements)" : "",
+                routine_name, topology, l.in,
+                !gap ? "" : l.routine == ALLTOALLW ? " (displacements past INT_MAX)"
+                                                   : " (wrapped displacements)",
                 worst == 0 ? "every byte right" : worst == STATUS_WRONG ? "WRONG DATA"
                                                                         : "MPI ERROR");
     MPI_Comm_free(&comm);

@@ -6,7 +6,8 @@
  * measured (s, P); and it is exact (snP) where the call moves one predefined
  * type of the same count on each side, so the hot path stays tight.
  * Alltoallv's shape counts both rows, each in its own datatype, and
- * Alltoallw's every block in the block's own (random per block). The
+ * Alltoallw's and Neighbor_alltoallw's every block in the block's own
+ * (random per block). The
  * neighbourhood collectives run over a periodic 2-D torus of the ranks
  * (four neighbours' blocks a side, P = 4 in their sense). */
 #include <inttypes.h>
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
                 failures++;
             }
         }
-        int w = sg_blocking_form(r) == SG_MPI_Alltoallw;
+        int w = sg_routines[r].send == SG_SIDE_W;
         if (sg_blocking_form(r) == SG_MPI_Alltoallv ||
             sg_blocking_form(r) == SG_MPI_Neighbor_alltoallv || w) { /* both rows, own types */
             for (int row = 0; row < 2; row++) {

@@ -1,4 +1,4 @@
-/* The routine table (detectors/routines.h) is consistent: 20 families, each
+/* The routine table (detectors/routines.h) is consistent: 21 families, each
  * in every form of SG_FORM_LIST (blocking, I-form; with large counts, the
  * `_c` and I..._c forms where the MPI has them: SCALEGUARD_LARGE_COUNT; the
  * persistent `_init` form, and `_init_c` with large counts too, where it
@@ -14,7 +14,8 @@
  * one's by the root alone; names round-trip through sg_routine_by_name;
  * what follows from the layouts (displacement sides, who sees the layout,
  * pairwise, Table V's global buffer; a reduction, a prefix, MPI_IN_PLACE on
- * every rank or none; blocks per neighbour) is what the routines are. */
+ * every rank or none; blocks per neighbour; displacements MPI_Aint in every
+ * form) is what the routines are. */
 #include <ctype.h>
 
 #include "check.h"
@@ -51,7 +52,7 @@ int main(void)
     CHECK_U64(SG_FORM_COUNT, sizeof forms / sizeof *forms);
     CHECK_U64(SG_FORM_COUNT, 2 + 2 * SCALEGUARD_LARGE_COUNT +
                                  SCALEGUARD_PERSISTENT * (1 + SCALEGUARD_LARGE_COUNT));
-    CHECK_U64(SG_ROUTINE_COUNT, 20 * SG_FORM_COUNT);
+    CHECK_U64(SG_ROUTINE_COUNT, 21 * SG_FORM_COUNT);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
@@ -84,7 +85,7 @@ int main(void)
               info->in_place == of_b->in_place && info->rooted == of_b->rooted &&
               info->reduces == of_b->reduces && info->knows == of_b->knows &&
               info->send == of_b->send && info->recv == of_b->recv &&
-              info->neighbours == of_b->neighbours &&
+              info->neighbours == of_b->neighbours && info->aint_displs == of_b->aint_displs &&
               info->v_form == sg_in_form_of(of_b->v_form, routine));
         const struct sg_routine_info *v = &sg_routines[info->v_form];
         CHECK_U64(v->v_form, info->v_form); /* a v-form is its own */
@@ -168,6 +169,17 @@ int main(void)
     CHECK_U64(sg_routines[SG_MPI_Ineighbor_allgather].v_form, SG_MPI_Ineighbor_allgatherv);
     CHECK_U64(sg_routines[SG_MPI_Neighbor_allgatherv].knows, SG_KNOWS_OWN);
     CHECK_U64(sg_routines[SG_MPI_Neighbor_alltoallv].displs, SG_DISPLS_BOTH);
-    CHECK_U64(sg_routine_by_name("MPI_Neighbor_alltoallw"), (uint64_t)-1);
+    /* Neighbor_alltoallw: W sides per neighbour, MPI_Aint displacements in
+     * every form (no Class D), unlike Alltoallw's int ones */
+    CHECK_U64(sg_routines[SG_MPI_Ineighbor_alltoallw].send, SG_SIDE_W);
+    CHECK_U64(sg_routines[SG_MPI_Neighbor_alltoallw].displs, SG_DISPLS_BOTH);
+    CHECK(sg_routines[SG_MPI_Neighbor_alltoallw].neighbours &&
+          !sg_routines[SG_MPI_Neighbor_alltoallw].pairwise);
+    CHECK(sg_displs_are_aint(SG_MPI_Neighbor_alltoallw) &&
+          sg_displs_are_aint(SG_MPI_Ineighbor_alltoallw));
+    CHECK(!sg_displs_are_aint(SG_MPI_Alltoallw) && !sg_displs_are_aint(SG_MPI_Neighbor_alltoallv));
+    for (int r = 0; r < SG_ROUTINE_COUNT; r++)
+        CHECK_U64(sg_routines[r].aint_displs,
+                  sg_blocking_form((enum sg_routine)r) == SG_MPI_Neighbor_alltoallw);
     return check_exit();
 }
