@@ -5,11 +5,12 @@
  *
  * A persistent collective (MPI_Scatter_init, MPI_Allreduce_init_c, ...)
  * made through MPI_* (the layer's, where it is preloaded), K requests of it
- * (1 unless given), each over buffers of its own, started three times by
+ * (1 unless given), each over buffers of its own, started five times by
  * MPI_Start (MPI_Startall where K > 1) with new contents each time, and
- * completed once by MPI_Wait (MPI_Waitall), once by MPI_Waitall and once
- * by an MPI_Testall loop together with an ordinary request (an
- * MPI_Ibarrier): after each Start every byte of its buffers, with margins
+ * completed once by MPI_Wait (MPI_Waitall), then together with an
+ * ordinary request (an MPI_Ibarrier) by MPI_Waitall, by an MPI_Testall
+ * loop, by MPI_Waitany and by MPI_Request_get_status and MPI_Waitall:
+ * after each Start every byte of its buffers, with margins
  * either side, must be what the bare blocking call (PMPI_*, of the same
  * width) gives on the same data, and its request must still be there
  * (persistent: never MPI_REQUEST_NULL); --waits: each start completed by
@@ -142,8 +143,10 @@ static void make(struct instance *in)
 }
 
 /* Start the K requests, complete them by `how` (0 MPI_Wait or Waitall
- * alone, 1 MPI_Waitall, 2 an MPI_Testall loop, both with an ordinary
- * request), and check each against the bare call unless `once`. */
+ * alone; with an ordinary request, 1 MPI_Waitall, 2 an MPI_Testall loop, 3
+ * MPI_Waitany until none is active, 4 MPI_Request_get_status on the first
+ * until it is done, then MPI_Waitall), and check each against the bare
+ * call unless `once`. */
 static void run_round(struct instance *ins, int k_count, int round, int how, int once)
 {
     MPI_Request requests[9];
@@ -159,13 +162,22 @@ static void run_round(struct instance *ins, int k_count, int round, int how, int
     int all = k_count;
     if (how > 0)
         check(MPI_Ibarrier(MPI_COMM_WORLD, &requests[all++]), "MPI_Ibarrier");
-    if (how == 0 && all == 1)
+    if (how == 0 && all == 1) {
         check(MPI_Wait(&requests[0], MPI_STATUS_IGNORE), "MPI_Wait");
-    else if (how < 2)
+    } else if (how == 1 || how == 0) {
         check(MPI_Waitall(all, requests, statuses), "MPI_Waitall");
-    else
+    } else if (how == 2) {
         for (int done = 0; !done;)
             check(MPI_Testall(all, requests, &done, statuses), "MPI_Testall");
+    } else if (how == 3) { /* until none is active (a persistent one done stays, inactive) */
+        for (int index = 0; index != MPI_UNDEFINED;)
+            check(MPI_Waitany(all, requests, &index, statuses), "MPI_Waitany");
+    } else {
+        for (int done = 0; !done;)
+            check(MPI_Request_get_status(requests[0], &done, statuses),
+                  "MPI_Request_get_status");
+        check(MPI_Waitall(all, requests, statuses), "MPI_Waitall");
+    }
     for (int k = 0; k < k_count; k++)
         if (requests[k] != ins[k].request)
             fail("%s: start %d: request %d came back as %s", name, round, k,
@@ -411,14 +423,14 @@ int main(int argc, char **argv)
         make(in);
     }
     int starts = 0;
-    for (int round = 0; round < (once ? 1 : 3); round++, starts++)
+    for (int round = 0; round < (once ? 1 : 5); round++, starts++)
         run_round(ins, k_count, round, waits ? 0 : round, once);
     if (remake) {
         check(MPI_Request_free(&ins[0].request), "MPI_Request_free");
         if (ins[0].request != MPI_REQUEST_NULL)
             fail("%s: MPI_Request_free left the request", name);
         make(&ins[0]);
-        run_round(ins, 1, 3, 0, once);
+        run_round(ins, 1, 5, 0, once);
         starts++;
     }
     for (int k = 0; k < k_count; k++) {
