@@ -92,7 +92,8 @@ struct sg_call {
     MPI_Op op;
     int root;
     MPI_Comm comm;
-    MPI_Request *request; /* non-blocking forms only */
+    MPI_Info info;        /* persistent forms only */
+    MPI_Request *request; /* non-blocking and persistent forms only */
 };
 
 /* SG_COLLECTIVES(X) expands X(Name, (parameters), (arguments from a
@@ -108,24 +109,34 @@ struct sg_call {
 #define SG_INT_COUNT_COLLECTIVES(X) SG_FAMILY_LIST(SG_INT_COUNT_COLLECTIVE_FORMS, X)
 #define SG_INT_COUNT_COLLECTIVE_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi,       \
                                       params, args, params_c, args_c, ...)                     \
-    SG_COLLECTIVE_FORM(BLOCKING, 0, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__)  \
-    SG_COLLECTIVE_FORM(NONBLOCKING, 1, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__)
-#define SG_COLLECTIVE_FORM(form, nonblocking, large, X, b, i, params, args, params_c, args_c,  \
-                           ...)                                                                \
-    SG_EXPANDED(X, SG_FORM_NAME_##form(b, i),                                          \
-                        SG_COLLECTIVE_SIGNATURE_##nonblocking##large(params, args, params_c,   \
-                                                                     args_c),                  \
-                        __VA_ARGS__ SG_COLLECTIVE_REQUEST_##nonblocking)
-#define SG_COLLECTIVE_SIGNATURE_00(params, args, params_c, args_c) params, args
-#define SG_COLLECTIVE_SIGNATURE_10(params, args, params_c, args_c)                             \
+    SG_COLLECTIVE_FORM(BLOCKING, 0, 0, 0, X, b, i, params, args, params_c, args_c, __VA_ARGS__) \
+    SG_COLLECTIVE_FORM(NONBLOCKING, 1, 0, 0, X, b, i, params, args, params_c, args_c,          \
+                       __VA_ARGS__)
+#define SG_COLLECTIVE_FORM(form, nonblocking, large, persistent, X, b, i, params, args,        \
+                           params_c, args_c, ...)                                              \
+    SG_EXPANDED(X, SG_FORM_NAME_##form(b, i),                                                  \
+                SG_COLLECTIVE_SIGNATURE_##form(params, args, params_c, args_c),                \
+                __VA_ARGS__ SG_COLLECTIVE_REQUEST_##form)
+#define SG_COLLECTIVE_SIGNATURE_BLOCKING(params, args, params_c, args_c) params, args
+#define SG_COLLECTIVE_SIGNATURE_NONBLOCKING(params, args, params_c, args_c)                    \
     SG_WITH_REQUEST params, SG_WITH_CALL_REQUEST args
-#define SG_COLLECTIVE_SIGNATURE_01(params, args, params_c, args_c) params_c, args_c
-#define SG_COLLECTIVE_SIGNATURE_11(params, args, params_c, args_c)                             \
+#define SG_COLLECTIVE_SIGNATURE_LARGE(params, args, params_c, args_c) params_c, args_c
+#define SG_COLLECTIVE_SIGNATURE_NONBLOCKING_LARGE(params, args, params_c, args_c)              \
     SG_WITH_REQUEST params_c, SG_WITH_CALL_REQUEST args_c
-#define SG_COLLECTIVE_REQUEST_0
-#define SG_COLLECTIVE_REQUEST_1 , .request = request
+#define SG_COLLECTIVE_SIGNATURE_PERSISTENT(params, args, params_c, args_c)                     \
+    SG_WITH_INFO_REQUEST params, SG_WITH_CALL_INFO_REQUEST args
+#define SG_COLLECTIVE_SIGNATURE_PERSISTENT_LARGE(params, args, params_c, args_c)               \
+    SG_WITH_INFO_REQUEST params_c, SG_WITH_CALL_INFO_REQUEST args_c
+#define SG_COLLECTIVE_REQUEST_BLOCKING
+#define SG_COLLECTIVE_REQUEST_NONBLOCKING , .request = request
+#define SG_COLLECTIVE_REQUEST_LARGE
+#define SG_COLLECTIVE_REQUEST_NONBLOCKING_LARGE , .request = request
+#define SG_COLLECTIVE_REQUEST_PERSISTENT , .info = info, .request = request
+#define SG_COLLECTIVE_REQUEST_PERSISTENT_LARGE , .info = info, .request = request
 #define SG_WITH_REQUEST(...) (__VA_ARGS__, MPI_Request *request)
 #define SG_WITH_CALL_REQUEST(...) (__VA_ARGS__, c->request)
+#define SG_WITH_INFO_REQUEST(...) (__VA_ARGS__, MPI_Info info, MPI_Request *request)
+#define SG_WITH_CALL_INFO_REQUEST(...) (__VA_ARGS__, c->info, c->request)
 
 /* A call of a large-count form as the same call of its int form, where
  * every count and displacement it holds on this rank fits in int (its

@@ -47,10 +47,12 @@
  *                  moves the same blocks (Scatter: Scatterv), in both forms,
  *                  or the family itself where there is none
  *   (params)       the blocking routine's C parameters; the I-form's are the
- *                  same and MPI_Request *request
+ *                  same and MPI_Request *request, the persistent form's
+ *                  (`_init`) the same and MPI_Info info, MPI_Request *request
  *   (args)         the same arguments as the fields of a struct sg_call *c
  *                  (call/collective.h: an array's `of_int` member); the
- *                  I-form's add c->request
+ *                  I-form's add c->request, the persistent form's c->info
+ *                  and c->request
  *   (params_c), (args_c)
  *                  the same of the MPI-4 large-count form (MPI_Gatherv_c:
  *                  counts MPI_Count, displacements MPI_Aint, the arrays'
@@ -69,8 +71,8 @@
  * Each routine of the bounds INI is one form: each may have a bound of its
  * own. In enum sg_routine a family's forms are consecutive, in the order of
  * SG_FORM_LIST; sg_form_of, sg_blocking_form, sg_is_nonblocking,
- * sg_is_large_count, sg_in_form_of, sg_form_with and sg_in_count_form are
- * the one way to tell them apart. */
+ * sg_is_large_count, sg_is_persistent, sg_in_form_of, sg_form_like,
+ * sg_form_with and sg_in_count_form are the one way to tell them apart. */
 #ifndef SCALEGUARD_ROUTINES_H
 #define SCALEGUARD_ROUTINES_H
 
@@ -317,7 +319,7 @@
       .recvtypes = recvtypes, .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = comm)
 
 /* The forms of every family, in enum order within it: SG_FORM_LIST(Y, ...)
- * expands Y(FORM, nonblocking, large, ...) for each, where
+ * expands Y(FORM, nonblocking, large, persistent, ...) for each, where
  *   FORM         its name in enum sg_form (SG_FORM_...), which also picks how
  *                its routine is named (SG_FORM_NAME_...) and called
  *                (collective.h, SG_COLLECTIVE_SIGNATURE_...)
@@ -327,22 +329,42 @@
  *                gets: SCALEGUARD_LARGE_COUNT, set by CMake where mpi.h
  *                declares MPI_Scatter_c (MPICH 4; not Open MPI 4.1), so
  *                that no list of this tree names a routine its MPI lacks
+ *   persistent   1 for the MPI-4 persistent collectives (`_init`: they add
+ *                MPI_Info info, MPI_Request *request; the request is
+ *                started by MPI_Start), likewise only where the MPI has
+ *                them: SCALEGUARD_PERSISTENT (MPICH 4; Open MPI 4.1 has
+ *                only MPIX_ ones), and their large-count `_init_c` where
+ *                it has both
  * and passes the rest of the arguments on. */
 #if SCALEGUARD_LARGE_COUNT
-#define SG_FORM_LIST(Y, ...)                                                                    \
-    Y(BLOCKING, 0, 0, __VA_ARGS__)                                                              \
-    Y(NONBLOCKING, 1, 0, __VA_ARGS__)                                                           \
-    Y(LARGE, 0, 1, __VA_ARGS__)                                                                 \
-    Y(NONBLOCKING_LARGE, 1, 1, __VA_ARGS__)
+#define SG_FORMS_LARGE(Y, ...)                                                                  \
+    Y(LARGE, 0, 1, 0, __VA_ARGS__)                                                              \
+    Y(NONBLOCKING_LARGE, 1, 1, 0, __VA_ARGS__)
 #else
-#define SG_FORM_LIST(Y, ...)                                                                    \
-    Y(BLOCKING, 0, 0, __VA_ARGS__)                                                              \
-    Y(NONBLOCKING, 1, 0, __VA_ARGS__)
+#define SG_FORMS_LARGE(Y, ...)
 #endif
+#if SCALEGUARD_PERSISTENT
+#define SG_FORMS_PERSISTENT(Y, ...) Y(PERSISTENT, 0, 0, 1, __VA_ARGS__)
+#else
+#define SG_FORMS_PERSISTENT(Y, ...)
+#endif
+#if SCALEGUARD_PERSISTENT && SCALEGUARD_LARGE_COUNT
+#define SG_FORMS_PERSISTENT_LARGE(Y, ...) Y(PERSISTENT_LARGE, 0, 1, 1, __VA_ARGS__)
+#else
+#define SG_FORMS_PERSISTENT_LARGE(Y, ...)
+#endif
+#define SG_FORM_LIST(Y, ...)                                                                    \
+    Y(BLOCKING, 0, 0, 0, __VA_ARGS__)                                                           \
+    Y(NONBLOCKING, 1, 0, 0, __VA_ARGS__)                                                        \
+    SG_FORMS_LARGE(Y, __VA_ARGS__)                                                              \
+    SG_FORMS_PERSISTENT(Y, __VA_ARGS__)                                                         \
+    SG_FORMS_PERSISTENT_LARGE(Y, __VA_ARGS__)
 #define SG_FORM_NAME_BLOCKING(b, i) b
 #define SG_FORM_NAME_NONBLOCKING(b, i) i
 #define SG_FORM_NAME_LARGE(b, i) b##_c
 #define SG_FORM_NAME_NONBLOCKING_LARGE(b, i) i##_c
+#define SG_FORM_NAME_PERSISTENT(b, i) b##_init
+#define SG_FORM_NAME_PERSISTENT_LARGE(b, i) b##_init_c
 /* The routine's name in `form`, after `prefix` (MPI_). */
 #define SG_FORM_NAME(prefix, form, b, i) SG_ROUTINE_CAT(prefix, SG_FORM_NAME_##form(b, i))
 #define SG_ROUTINE_CAT(a, b) SG_ROUTINE_CAT_(a, b)
@@ -354,13 +376,17 @@ enum sg_form {
 #undef SG_FORM_ENUM
     SG_FORM_COUNT
 };
-/* Bit f: whether form f is nonblocking, large-count. */
+/* Bit f: whether form f is nonblocking, large-count, persistent. */
 #define SG_NONBLOCKING_FORMS (0 SG_FORM_LIST(SG_FORM_BIT_OF, nonblocking))
 #define SG_LARGE_COUNT_FORMS (0 SG_FORM_LIST(SG_FORM_BIT_OF, large))
-#define SG_FORM_BIT_OF(form, nonblocking, large, which)                                          \
-    SG_FORM_BIT_##which(form, nonblocking, large)
-#define SG_FORM_BIT_nonblocking(form, nonblocking, large) | (nonblocking << SG_FORM_##form)
-#define SG_FORM_BIT_large(form, nonblocking, large) | (large << SG_FORM_##form)
+#define SG_PERSISTENT_FORMS (0 SG_FORM_LIST(SG_FORM_BIT_OF, persistent))
+#define SG_FORM_BIT_OF(form, nonblocking, large, persistent, which)                              \
+    SG_FORM_BIT_##which(form, nonblocking, large, persistent)
+#define SG_FORM_BIT_nonblocking(form, nonblocking, large, persistent)                            \
+    | (nonblocking << SG_FORM_##form)
+#define SG_FORM_BIT_large(form, nonblocking, large, persistent) | (large << SG_FORM_##form)
+#define SG_FORM_BIT_persistent(form, nonblocking, large, persistent)                             \
+    | (persistent << SG_FORM_##form)
 
 /* SG_ROUTINE_LIST(X) expands X(name, send, recv, in_place_side, rooted,
  * reduces, blocks, v_form) for each routine, e.g.
@@ -369,8 +395,8 @@ enum sg_form {
 #define SG_ROUTINE_LIST(X) SG_FAMILY_LIST(SG_FAMILY_FORMS, X)
 #define SG_FAMILY_FORMS(X, b, i, send, recv, ip, root, red, blocks, vb, vi, ...)                \
     SG_FORM_LIST(SG_ROUTINE_FORM, X, b, i, send, recv, ip, root, red, blocks, vb, vi)
-#define SG_ROUTINE_FORM(form, nonblocking, large, X, b, i, send, recv, ip, root, red, blocks, vb, \
-                        vi)                                                                     \
+#define SG_ROUTINE_FORM(form, nonblocking, large, persistent, X, b, i, send, recv, ip, root, red, \
+                        blocks, vb, vi)                                                         \
     SG_EXPANDED(X, SG_FORM_NAME(MPI_, form, b, i), send, recv, ip, root, red, blocks,          \
                 SG_FORM_NAME(MPI_, form, vb, vi))
 /* X(arguments), each argument macro-expanded first (a name made by
@@ -450,11 +476,11 @@ struct sg_routine_info {
 extern const struct sg_routine_info sg_routines[SG_ROUTINE_COUNT];
 
 /* The form of r, the blocking routine of r's family, whether r is an
- * I-form, whether a large-count (`_c`) one, family f's routine in the form
- * of `like`, r's family's routine that is nonblocking or not with int
- * counts (large 0) or large counts (large 1), and the same of r's own
- * blocking or not, -1 where this MPI has no such form: the one way to
- * tell the forms apart. */
+ * I-form, whether a large-count (`_c`) one, whether a persistent (`_init`)
+ * one, family f's routine in the form of `like`, r's family's routine that
+ * is nonblocking or not with int counts (large 0) or large counts (large
+ * 1) and not persistent, and r's own form with int or large counts, -1
+ * where this MPI has no such form: the one way to tell the forms apart. */
 static inline enum sg_form sg_form_of(enum sg_routine r)
 {
     return (enum sg_form)(r % SG_FORM_COUNT);
@@ -471,6 +497,10 @@ static inline int sg_is_large_count(enum sg_routine r)
 {
     return SG_LARGE_COUNT_FORMS >> sg_form_of(r) & 1;
 }
+static inline int sg_is_persistent(enum sg_routine r)
+{
+    return SG_PERSISTENT_FORMS >> sg_form_of(r) & 1;
+}
 /* Whether r's displacements are MPI_Aint, which cannot wrap (no Class D):
  * a large-count form's, or every form's of a row with `aint_displs`. */
 static inline int sg_displs_are_aint(enum sg_routine r)
@@ -481,17 +511,22 @@ static inline enum sg_routine sg_in_form_of(enum sg_routine f, enum sg_routine l
 {
     return (enum sg_routine)(sg_blocking_form(f) + sg_form_of(like));
 }
-static inline int sg_form_with(enum sg_routine r, int nonblocking, int large)
+static inline int sg_form_like(enum sg_routine r, int nonblocking, int large, int persistent)
 {
     for (int form = 0; form < SG_FORM_COUNT; form++)
         if ((SG_NONBLOCKING_FORMS >> form & 1) == (nonblocking != 0) &&
-            (SG_LARGE_COUNT_FORMS >> form & 1) == (large != 0))
+            (SG_LARGE_COUNT_FORMS >> form & 1) == (large != 0) &&
+            (SG_PERSISTENT_FORMS >> form & 1) == (persistent != 0))
             return (int)sg_blocking_form(r) + form;
     return -1;
 }
+static inline int sg_form_with(enum sg_routine r, int nonblocking, int large)
+{
+    return sg_form_like(r, nonblocking, large, 0);
+}
 static inline int sg_in_count_form(enum sg_routine r, int large)
 {
-    return sg_form_with(r, sg_is_nonblocking(r), large);
+    return sg_form_like(r, sg_is_nonblocking(r), large, sg_is_persistent(r));
 }
 
 /* The routine called `name` (e.g. "MPI_Gatherv"), or -1 when unknown. */

@@ -399,6 +399,8 @@ void sg_layer_apply(int agreed, unsigned settings_agreed)
         if (layer.log_level >= SG_LOG_INFO || layer.checks.collectives ||
             layer.watchdog.seconds > 0 || layer.trace.on)
             pass = SG_PASS_NEVER;
+        else if (sg_persistent_agrees((enum sg_routine)r, &layer.rules))
+            pass = SG_PASS_NEVER; /* every rank's `_init` takes part in the agreement */
         else if (layer.rules.all[r].bounded)
             pass = irregular ? SG_PASS_NEVER : SG_PASS_REPEATS;
         else

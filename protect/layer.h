@@ -90,6 +90,16 @@ void sg_layer_apply(int agreed, unsigned settings_agreed);
 enum sg_pass { SG_PASS_NEVER, SG_PASS_ALWAYS, SG_PASS_UNWRAPPED, SG_PASS_REPEATS };
 extern atomic_uchar sg_passes[SG_ROUTINE_COUNT];
 
+/* Whether the `_init` of persistent routine r has its ranks agree whether
+ * any runs a workaround (protect.c, prepare): where some rank could under
+ * the rules in force (r has int displacements, Class D, or a bound); no
+ * wrapper passes such a call. Never for another form. */
+static inline int sg_persistent_agrees(enum sg_routine r, const struct sg_rule_set *rules)
+{
+    return sg_is_persistent(r) &&
+           ((sg_routines[r].irregular && !sg_displs_are_aint(r)) || rules->all[r].bounded);
+}
+
 /* Whether MPI initialisation went through the layer (agree.c). */
 extern int sg_init_seen;
 

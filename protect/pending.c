@@ -9,12 +9,16 @@
 #include <stdlib.h>
 
 #include "layer.h"
+#include "persistent.h"
 
 struct pending {
     MPI_Request request;     /* the generalized request the caller holds */
     struct sg_runner runner; /* the sub-calls, and what they keep */
     int error;               /* the first error of a sub-call: the request's */
     int freed;               /* the caller let go of its handle (MPI_Request_free) */
+    void (*done)(void *);    /* freed by sg_pending_release: called once complete */
+    void *done_state;
+    MPI_Request stands_for;  /* the caller's request that completes with it (a carrier) */
     atomic_flag busy;        /* a thread is moving it on */
     atomic_int completed;    /* left the list: MPI_Grequest_complete is called */
     struct pending *next;
@@ -96,10 +100,14 @@ static void progress_claimed(struct pending *p, int block)
     MPI_Request request = p->request;
     pthread_mutex_lock(&lock);
     int freed = p->freed;
+    void (*then)(void *) = p->done;
+    void *then_state = p->done_state;
     pthread_mutex_unlock(&lock);
     PMPI_Grequest_complete(request); /* from here on MPI may free `p` */
     if (freed) /* the caller's MPI_Request_free, done now */
         PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (then != NULL)
+        then(then_state);
 }
 
 /* MPICH's extended generalized requests are polled by its progress engine,
@@ -153,7 +161,8 @@ static int claim(MPI_Request request, struct pending **claimed)
     int result = 0;
     pthread_mutex_lock(&lock);
     for (struct pending *p = outstanding; p != NULL; p = p->next)
-        if (p->request == request) {
+        if (p->request == request ||
+            (p->stands_for != MPI_REQUEST_NULL && p->stands_for == request)) {
             result = atomic_flag_test_and_set(&p->busy) ? -1 : 1;
             *claimed = p;
             break;
@@ -205,6 +214,7 @@ int sg_pending_start(struct sg_runner *runner, MPI_Request *request)
         sg_runner_finish(runner);
         return MPI_ERR_NO_MEM;
     }
+    p->stands_for = MPI_REQUEST_NULL;
     atomic_flag_clear(&p->busy);
     atomic_flag_test_and_set(&p->busy); /* no one moves it on before it is listed */
     pthread_once(&looked_up, look_up);
@@ -225,6 +235,31 @@ int sg_pending_start(struct sg_runner *runner, MPI_Request *request)
     pthread_mutex_unlock(&lock);
     progress_claimed(p, 0); /* completes at once when nothing was started */
     return MPI_SUCCESS;
+}
+
+void sg_pending_release(MPI_Request request, MPI_Request stands_for, void (*done)(void *),
+                        void *state)
+{
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    for (struct pending *p = outstanding; p != NULL && !found; p = p->next)
+        if (p->request == request) {
+            found = p->freed = 1;
+            p->done = done;
+            p->done_state = state;
+            p->stands_for = stands_for;
+        }
+    pthread_mutex_unlock(&lock);
+    if (!found) { /* it left the list, complete or about to be */
+        PMPI_Wait(&request, MPI_STATUS_IGNORE);
+        done(state);
+    }
+}
+
+void sg_pending_finish(MPI_Request stands_for)
+{
+    if (any_outstanding())
+        finish_among(1, &stands_for);
 }
 
 void sg_pending_finish_all(void)
@@ -340,7 +375,8 @@ static int holds_one(int count, const MPI_Request requests[])
     pthread_mutex_lock(&lock);
     for (struct pending *p = outstanding; p != NULL && !found; p = p->next)
         for (int i = 0; i < count && !found; i++)
-            found = requests[i] == p->request;
+            found = requests[i] == p->request ||
+                    (p->stands_for != MPI_REQUEST_NULL && requests[i] == p->stands_for);
     pthread_mutex_unlock(&lock);
     return found;
 }
@@ -405,6 +441,9 @@ int SG_ENTRY(MPI_Request_get_status)(MPI_Request request, int *flag, MPI_Status 
 SG_FORWARDED_ENTRY(MPI_Request_free)
 int SG_ENTRY(MPI_Request_free)(MPI_Request *request)
 {
+    int err;
+    if (sg_persistent_free(request, &err)) /* a carrier: its plan with it */
+        return err;
     if (!any_outstanding())
         return PMPI_Request_free(request);
     int found = 0;

@@ -33,6 +33,7 @@
 
 #include "layer.h"
 #include "pending.h"
+#include "persistent.h"
 #include "plan.h"
 #include "private_comm.h"
 #include "spread.h"
@@ -994,9 +995,10 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
 }
 
 /* The summary line of a workaround that ran (by the root, or rank 0), and
- * the count for MPI_Finalize. */
-static void report(const struct sg_call *c, const struct findings *f, const struct decision *dc,
-                   enum sg_outcome outcome)
+ * the count for MPI_Finalize, of `routine`: the call's own, or the
+ * persistent routine whose Start runs it. */
+static void report(enum sg_routine routine, const struct sg_call *c, const struct findings *f,
+                   const struct decision *dc, enum sg_outcome outcome)
 {
     const struct sg_shape *sh = &f->sh;
     if (outcome != SG_OUTCOME_PLAIN && outcome != SG_OUTCOME_LEFT_ALONE &&
@@ -1006,14 +1008,141 @@ static void report(const struct sg_call *c, const struct findings *f, const stru
                                          dc->copy};
         workaround_of((enum sg_plan_kind)dc->plan.kind)->how(how, sizeof how, c, &with);
         sg_log(SG_LOG_INFO, NULL, "%s: class %s, n=%" PRIu64 " s=%" PRIu64 " P=%d: %s",
-               sg_routines[c->routine].name,
+               sg_routines[routine].name,
                f->v.cls >= 0 ? sg_class_name((enum sg_class)f->v.cls) : "-", sh->n, sh->s,
                (int)sh->procs, how);
     }
-    sg_count(c->routine, f->v.cls, outcome);
+    sg_count(routine, f->v.cls, outcome);
 }
 
 /* ---- The handler -------------------------------------------------------- */
+
+#if SCALEGUARD_PERSISTENT
+/* ---- Persistent calls ----------------------------------------------------
+ *
+ * A persistent call's plan is made at its `_init` (collective, so every
+ * rank detects and decides as for the I-form, with the same agreement,
+ * and then agrees whether any rank runs a workaround: prepare) and run at
+ * each MPI_Start as the I-form's call runs (persistent.h).
+ * What lives where: the call (its buffers and arrays are the
+ * application's, fixed until MPI_Request_free), what detect found (the
+ * recovered or widened displacements: f.recv.intended, f.send.intended)
+ * and what decide chose (W1-B's windows: dc.fit.win, or the root's told
+ * ones: dc.told; W2's and W1-B's described sides: dc.d, pointing into
+ * those; W1-B point to point's private communicator: dc.copy, cached on
+ * the communicator like every private copy) stay in one struct sg_plan_kept
+ * until MPI_Request_free (sg_plan_free); no plan of W1-A is kept (its
+ * communicators are a cache: runs_a_workaround); what a Start's sub-calls keep
+ * (W2's types, W1-B's rounds' arrays, W3's widened arrays) is the runner's,
+ * released when that Start's sub-calls are done (pending.h). */
+struct sg_plan_kept {
+    struct sg_call call;     /* in the I-form of its width: what each Start runs */
+    enum sg_routine routine; /* the persistent routine: its summary line and counts */
+    MPI_Request started;     /* where decide's runner sees an I-form's request */
+    struct findings f;       /* not moved: f.at may point into f.room */
+    struct decision dc;      /* not moved: dc.windows points into it */
+};
+
+void sg_plan_free(struct sg_plan_kept *k)
+{
+    sg_windows_free(&k->dc.fit.win);
+    free(k->dc.told.of);
+    free(k->f.recv.intended);
+    free(k->f.send.intended);
+    free(k);
+}
+
+int sg_plan_start(struct sg_plan_kept *k, MPI_Request *request)
+{
+    k->call.request = request;
+    enum sg_outcome outcome;
+    int err = run(&k->call, &k->f, &k->dc, &outcome);
+    report(k->routine, &k->call, &k->f, &k->dc, outcome);
+    return err;
+}
+
+/* Whether this rank's plan runs a workaround (then a carrier keeps it),
+ * else the call as it is; an only W1-A is refused (its communicators are
+ * a cache that later calls may evict before a Start, w1a_groups.c: no plan
+ * kept past its `_init` relies on them). */
+static int runs_a_workaround(struct sg_plan_kept *k)
+{
+    struct decision *dc = &k->dc;
+    const struct sg_workaround_op *w = workaround_of((enum sg_plan_kind)dc->plan.kind);
+    if (dc->plan.kind == SG_PLAN_W1A) {
+        if (dc->reports)
+            sg_log(SG_LOG_WARN, &left_once[k->routine][LEFT_W1A_UNMADE],
+                   "%s: only W1-A applies to this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d), "
+                   "whose communicators a later call may free before an MPI_Start"
+                   LEFT_ALONE_SUFFIX,
+                   sg_routines[k->routine].name, k->f.sh.n, k->f.sh.s, (int)k->f.sh.procs);
+        dc->plan.kind = SG_PLAN_LEFT_ALONE;
+        dc->why = -1; /* said */
+        return 0;
+    }
+    return dc->plan.kind != SG_PLAN_LEFT_ALONE && w != NULL && (!w->local || dc->triggered_here);
+}
+
+/* A persistent call: its plan, kept behind a carrier (persistent.h) where
+ * a workaround runs it on some rank, else the MPI's own persistent request
+ * (SG_CALL_AS_MADE), which costs nothing at Start. A rank's plan may be
+ * its own (W2, W3 and Class D's one window are local, the root's alone),
+ * and MPICH 4.0.2 matches no I-form of a Start against a persistent
+ * request's (it hangs): so the ranks agree, one Allreduce on the private
+ * copy of the communicator where any could (sg_persistent_agrees), and if
+ * any carries every rank does, the others' Starts running the call as it
+ * is in its I-form. `quick`: nothing_can_trigger's answer. */
+static int prepare(struct sg_call *c, const struct sg_rules *rules, int quick)
+{
+    int inter = 0, err = quick == FULL_LOOK ? MPI_SUCCESS : quick;
+    if (err == MPI_SUCCESS && (err = sg_comm_test_inter(c->comm, &inter)) == MPI_SUCCESS &&
+        inter)
+        return SG_CALL_AS_MADE; /* on every rank (detect) */
+    struct sg_plan_kept *k = calloc(1, sizeof *k);
+    if (k == NULL)
+        return MPI_ERR_NO_MEM;
+    k->routine = c->routine;
+    k->call = *c;
+    k->call.routine =
+        (enum sg_routine)sg_form_with(c->routine, 1, sg_is_large_count(c->routine));
+    k->call.info = MPI_INFO_NULL;
+    k->call.request = &k->started;
+    k->f.v.cls = -1;
+    k->dc = (struct decision){.plan = {.kind = SG_PLAN_PLAIN, .windows = 1}, .why = -1,
+                              .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,
+                              .copy = MPI_COMM_NULL};
+    k->dc.windows = &k->dc.fit.win;
+    if (quick == FULL_LOOK && err == MPI_SUCCESS && detect(&k->call, rules, &k->f) == 0)
+        err = decide(&k->call, rules, &k->f, &k->dc);
+    int carries = err == MPI_SUCCESS && runs_a_workaround(k), any = carries;
+    MPI_Comm copy;
+    if (sg_persistent_agrees(c->routine, &sg_layer()->rules)) {
+        int agreed = sg_private_comm(c->comm, &copy);
+        if (agreed == MPI_SUCCESS)
+            agreed = PMPI_Allreduce(&carries, &any, 1, MPI_INT, MPI_MAX, copy);
+        if (err == MPI_SUCCESS)
+            err = agreed;
+    }
+    if (err == MPI_SUCCESS && !any) {
+        if (k->dc.plan.kind == SG_PLAN_LEFT_ALONE)
+            report_left_alone(&k->call, &k->f.sh, k->dc.why, k->dc.reports,
+                              k->dc.fit.win.count);
+        sg_count(c->routine, k->f.v.cls,
+                 k->dc.plan.kind == SG_PLAN_LEFT_ALONE ? SG_OUTCOME_LEFT_ALONE
+                                                       : SG_OUTCOME_PLAIN);
+        err = SG_CALL_AS_MADE;
+    } else if (err == MPI_SUCCESS) {
+        if (carries)
+            sg_observe_workaround(
+                sg_workaround_name(workaround_of((enum sg_plan_kind)k->dc.plan.kind)->name));
+        err = sg_persistent_carry(k, c->request);
+        if (err == MPI_SUCCESS)
+            return MPI_SUCCESS; /* the carrier owns k now */
+    }
+    sg_plan_free(k);
+    return err;
+}
+#endif
 
 /* Returns an MPI error code, or SG_CALL_AS_MADE: the wrapper then calls its
  * PMPI function with the application's arguments. */
@@ -1030,6 +1159,10 @@ static int protect(struct sg_call *c)
      * judge it past the hot path (detect: f.at). */
     const struct sg_rules *rules = sg_rules_of(layer, c);
     int quick = nothing_can_trigger(c, rules);
+#if SCALEGUARD_PERSISTENT
+    if (sg_is_persistent(c->routine))
+        return prepare(c, rules, quick);
+#endif
     if (quick != FULL_LOOK) {
         if (quick != MPI_SUCCESS)
             return quick; /* MPI's own failure, on a collective call: as MPI reports it */
@@ -1046,7 +1179,7 @@ static int protect(struct sg_call *c)
     if (err == MPI_SUCCESS) {
         enum sg_outcome outcome;
         err = run(c, &f, &dc, &outcome);
-        report(c, &f, &dc, outcome);
+        report(c->routine, c, &f, &dc, outcome);
     }
     sg_windows_free(&dc.fit.win);
     free(dc.told.of);

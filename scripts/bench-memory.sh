@@ -37,9 +37,10 @@ done
 tree_of() { bench_tree "$1" stage/bin/scaleguard-bench protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
-# The 26, from the tree's own table.
+# The 26, from the tree's own table (not the persistent `_init` forms: the
+# bench runs none, a Start runs the I-form's call).
 mapfile -t routines < <("$(tree_of "${mpis[0]}")/stage/bin/scaleguard-ini" routines |
-  awk '{print $1}')
+  awk '$1 !~ /_init(_c)?$/ {print $1}')
 
 # peak MPI ROUTINE INI|- [OPTION...]: the largest rank's peak RSS of one
 # call (its last line: after --blocking-first, the I-form's), in bytes.

@@ -197,8 +197,9 @@ int main(int argc, char **argv)
     }
 
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
-        /* --wrap: the int forms' displacements alone wrap (not a neighbourhood's) */
-        if (!listed(routines, sg_routines[r].name) ||
+        /* --wrap: the int forms' displacements alone wrap (not a neighbourhood's);
+         * a persistent form's cost is its `_init`'s, once, not a call's */
+        if (!listed(routines, sg_routines[r].name) || sg_is_persistent((enum sg_routine)r) ||
             (wrap && (!sg_routines[r].irregular || sg_routines[r].neighbours ||
                       sg_is_large_count((enum sg_routine)r))))
             continue;

@@ -314,11 +314,13 @@ static int spared(void)
 /* ---- The faults ---------------------------------------------------------- */
 
 /* The real call, completed: non-blocking forms are waited on and hand back
- * MPI_REQUEST_NULL, so a fault can follow once the data has arrived. */
+ * MPI_REQUEST_NULL, so a fault can follow once the data has arrived. A
+ * persistent form (`_init`) is faulted at its `_init`, which moves no
+ * data: its request is made and kept (MPI_Start would run it). */
 static int invoke_to_completion(const struct sg_call *c)
 {
     int err = sg_call_invoke(&config.next, c);
-    if (err != MPI_SUCCESS || c->request == NULL)
+    if (err != MPI_SUCCESS || c->request == NULL || sg_is_persistent(c->routine))
         return err;
     err = PMPI_Wait(c->request, MPI_STATUS_IGNORE);
     *c->request = MPI_REQUEST_NULL;
@@ -430,8 +432,11 @@ static int inject(const struct sg_call *c)
         for (;;)
             sleep(1);
     case FAULT_MPI_ERROR:
-        /* The real call first, so that no peer is left waiting. */
+        /* The real call first, so that no peer is left waiting (a failed
+         * `_init` hands back no request) */
         err = invoke_to_completion(c);
+        if (err == MPI_SUCCESS && sg_is_persistent(c->routine))
+            err = PMPI_Request_free(c->request);
         return err != MPI_SUCCESS ? err : raise_mpi_error(c->comm);
     case FAULT_WRONG_DATA:
         err = invoke_to_completion(c);

@@ -6,7 +6,8 @@
 #    MPI defines too, so none is misspelt and each really takes the place of
 #    the MPI's;
 #  - it exports COLLECTIVES C collectives (the routines of
-#    detectors/routines.h, the large-count MPI_Xxx_c where the MPI has them);
+#    detectors/routines.h, the large-count MPI_Xxx_c and the persistent
+#    MPI_Xxx_init, MPI_Xxx_init_c where the MPI has them);
 #  - openmpi: for each of them (the C MPI_Xxx it exports) all
 #    five names of Open MPI 4.1's binding, ompi_xxx_f, mpi_xxx, mpi_xxx_,
 #    mpi_xxx__ and MPI_XXX;
@@ -15,7 +16,9 @@
 #    ompi_irecv_f, ompi_barrier_f, ...);
 #  - mpich: none of them (MPICH's bindings call MPI_Xxx, so the C wrappers
 #    see Fortran callers already), and mpi_init_f08_, mpi_init_thread_f08_,
-#    mpi_finalize_f08_ and mpi_barrier_f08_ (which call PMPI_* there).
+#    mpi_finalize_f08_ and mpi_barrier_f08_ (which call PMPI_* there), and
+#    with the persistent collectives mpi_start_f08_, mpi_startall_f08_ and
+#    mpi_request_free_f08_ (the same: protect/persistent.c).
 nm=$1 flavor=$2 expected=$3 layer=$4
 shift 4
 ours=$(mktemp) && theirs=$(mktemp) && fortran=$(mktemp) || exit 1
@@ -39,9 +42,10 @@ done <"$fortran"
 
 # the C exports that are not collectives: MPI_Init(_thread), MPI_Finalize,
 # MPI_Comm_free (the collective checks judge what is open on it), the
-# completion calls (protect/pending.c) and the calls the watchdog watches
-# and the trace sees (protect/observed.c)
-completion='MPI_(Init|Init_thread|Finalize|Comm_free|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status|Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Recv|Irecv|Probe|Sendrecv|Sendrecv_replace|Barrier)'
+# completion calls (protect/pending.c), the persistent requests' starts
+# (protect/persistent.c) and the calls the watchdog watches and the trace
+# sees (protect/observed.c)
+completion='MPI_(Init|Init_thread|Finalize|Comm_free|Start|Startall|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status|Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Recv|Irecv|Probe|Sendrecv|Sendrecv_replace|Barrier)'
 collectives=$(grep -E '^MPI_[A-Z][a-z_]+$' "$ours" | grep -vxE "$completion")
 count=$(printf '%s\n' "$collectives" | grep -c .)
 [ "$count" -eq "$expected" ] || problem "exports $count C collectives, expected $expected"
@@ -67,7 +71,12 @@ openmpi) for name in ompi_init_f mpi_init_ ompi_init_thread_f mpi_init_thread_ o
     done ;;
 mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_ mpi_barrier_f08_; do
         has "$ours" "$name" || problem "does not export $name"
-    done ;;
+    done
+    if has "$ours" MPI_Start; then
+        for name in mpi_start_f08_ mpi_startall_f08_ mpi_request_free_f08_; do
+            has "$ours" "$name" || problem "does not export $name"
+        done
+    fi ;;
 *) problem "unknown MPI flavour $flavor" ;;
 esac
 [ "$fail" -eq 0 ] && echo "symbols.sh: $flavor: $(grep -c . "$fortran") Fortran entry points, all the MPI's own"

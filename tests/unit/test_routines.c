@@ -1,10 +1,13 @@
 /* The routine table (detectors/routines.h) is consistent: 21 families, each
  * in every form of SG_FORM_LIST (blocking, I-form; with large counts, the
- * `_c` and I..._c forms where the MPI has them: SCALEGUARD_LARGE_COUNT), a
- * family's forms next to each other and named from the blocking name (MPI_I
- * + the blocking name, lower-cased after the I; `_c` after either), the
- * forms told apart by sg_form_of, sg_is_nonblocking and sg_is_large_count
- * alone, sg_in_form_of and sg_in_count_form moving between them; a v-form is
+ * `_c` and I..._c forms where the MPI has them: SCALEGUARD_LARGE_COUNT; the
+ * persistent `_init` form, and `_init_c` with large counts too, where it
+ * has them: SCALEGUARD_PERSISTENT), a family's forms next to each other and
+ * named from the blocking name (MPI_I + the blocking name, lower-cased
+ * after the I; `_init` after the blocking one; `_c` after any), the forms
+ * told apart by sg_form_of, sg_is_nonblocking, sg_is_large_count and
+ * sg_is_persistent alone, sg_in_form_of, sg_form_with and sg_in_count_form
+ * moving between them; a v-form is
  * its own v-form, of the same form, and reduces where the routine does,
  * delivering the same; every form of a family has the family's row; only a
  * v-routine's layout can be seen by fewer than all ranks, and only a rooted
@@ -18,31 +21,64 @@
 #include "check.h"
 #include "routines.h"
 
+/* The forms this tree has, in SG_FORM_LIST's order. */
+static const struct form {
+    int nonblocking, large, persistent;
+} forms[] = {
+    {0, 0, 0}, {1, 0, 0},
+#if SCALEGUARD_LARGE_COUNT
+    {0, 1, 0}, {1, 1, 0},
+#endif
+#if SCALEGUARD_PERSISTENT
+    {0, 0, 1},
+#endif
+#if SCALEGUARD_PERSISTENT && SCALEGUARD_LARGE_COUNT
+    {0, 1, 1},
+#endif
+};
+
+/* The form of these three, or -1. */
+static int form_of(int nonblocking, int large, int persistent)
+{
+    for (int f = 0; f < (int)(sizeof forms / sizeof *forms); f++)
+        if (forms[f].nonblocking == nonblocking && forms[f].large == large &&
+            forms[f].persistent == persistent)
+            return f;
+    return -1;
+}
+
 int main(void)
 {
-    CHECK_U64(SG_FORM_COUNT, SCALEGUARD_LARGE_COUNT ? 4 : 2);
+    CHECK_U64(SG_FORM_COUNT, sizeof forms / sizeof *forms);
+    CHECK_U64(SG_FORM_COUNT, 2 + 2 * SCALEGUARD_LARGE_COUNT +
+                                 SCALEGUARD_PERSISTENT * (1 + SCALEGUARD_LARGE_COUNT));
     CHECK_U64(SG_ROUTINE_COUNT, 21 * SG_FORM_COUNT);
     for (int r = 0; r < SG_ROUTINE_COUNT; r++) {
         const struct sg_routine_info *info = &sg_routines[r];
         enum sg_routine routine = (enum sg_routine)r;
-        int form = r % SG_FORM_COUNT, nonblocking = form % 2, large = form >= 2;
+        int form = r % SG_FORM_COUNT, nonblocking = forms[form].nonblocking,
+            large = forms[form].large, persistent = forms[form].persistent;
         enum sg_routine blocking = (enum sg_routine)(r - form);
+        int int_form = form_of(nonblocking, 0, persistent),
+            large_form = form_of(nonblocking, 1, persistent);
         CHECK_U64(sg_routine_by_name(info->name), r);
         CHECK(strncmp(info->name, "MPI_", 4) == 0);
         CHECK_U64(sg_form_of(routine), form);
         CHECK_U64(sg_is_nonblocking(routine), nonblocking);
         CHECK_U64(sg_is_large_count(routine), large);
+        CHECK_U64(sg_is_persistent(routine), persistent);
         CHECK_U64(sg_blocking_form(routine), blocking);
         CHECK_U64(sg_in_form_of(routine, SG_MPI_Ibcast), blocking + 1);
         CHECK_U64(sg_in_form_of(routine, SG_MPI_Bcast), blocking);
-        CHECK_U64(sg_in_count_form(routine, 0), blocking + nonblocking);
+        CHECK_U64(sg_in_count_form(routine, 0), blocking + int_form);
         CHECK_U64(sg_form_with(routine, 1, 0), blocking + 1);
         CHECK_U64(sg_in_count_form(routine, 1),
-                  SCALEGUARD_LARGE_COUNT ? (uint64_t)(blocking + 2 + nonblocking) : (uint64_t)-1);
+                  large_form >= 0 ? (uint64_t)(blocking + large_form) : (uint64_t)-1);
         const char *b = sg_routines[blocking].name;
         char expected[64];
-        snprintf(expected, sizeof expected, "%s%c%s%s", nonblocking ? "MPI_I" : "MPI_",
-                 nonblocking ? tolower((unsigned char)b[4]) : b[4], b + 5, large ? "_c" : "");
+        snprintf(expected, sizeof expected, "%s%c%s%s%s", nonblocking ? "MPI_I" : "MPI_",
+                 nonblocking ? tolower((unsigned char)b[4]) : b[4], b + 5,
+                 persistent ? "_init" : "", large ? "_c" : "");
         CHECK_STR(info->name, expected);
         const struct sg_routine_info *of_b = &sg_routines[blocking];
         CHECK(info->global_buffer == of_b->global_buffer && info->irregular == of_b->irregular &&
@@ -107,7 +143,17 @@ int main(void)
     CHECK_U64(sg_routines[SG_MPI_Scan].v_form, SG_MPI_Scan);
     CHECK_U64(sg_routines[SG_MPI_Iexscan].v_form, SG_MPI_Iexscan);
     CHECK_U64(sg_routine_by_name("MPI_Exscan"), SG_MPI_Exscan);
+#if SCALEGUARD_PERSISTENT
+    CHECK_U64(sg_routine_by_name("MPI_Scan_init"), SG_MPI_Scan_init);
+    CHECK_U64(sg_routines[SG_MPI_Scatter_init].v_form, SG_MPI_Scatterv_init);
+    CHECK_U64(sg_form_with(SG_MPI_Scatter_init, 1, 0), SG_MPI_Iscatter);
+#else
     CHECK_U64(sg_routine_by_name("MPI_Scan_init"), (uint64_t)-1);
+#endif
+#if SCALEGUARD_PERSISTENT && SCALEGUARD_LARGE_COUNT
+    CHECK_U64(sg_in_count_form(SG_MPI_Gatherv_init, 1), SG_MPI_Gatherv_init_c);
+    CHECK_U64(sg_form_with(SG_MPI_Gatherv_init_c, 1, 1), SG_MPI_Igatherv_c);
+#endif
 #if SCALEGUARD_LARGE_COUNT
     CHECK_U64(sg_routine_by_name("MPI_Iscatter_c"), SG_MPI_Iscatter_c);
     CHECK_U64(sg_routines[SG_MPI_Scatter_c].v_form, SG_MPI_Scatterv_c);
