@@ -37,8 +37,8 @@ done
 tree_of() { bench_tree "$1" stage/bin/scaleguard-bench protect/libscaleguard.so; }
 for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
-# The 26, from the tree's own table (not the persistent `_init` forms: the
-# bench runs none, a Start runs the I-form's call).
+# The 26, from the tree's own table (not the persistent `_init` forms: a
+# Start runs the I-form's call, measured as that one).
 mapfile -t routines < <("$(tree_of "${mpis[0]}")/stage/bin/scaleguard-ini" routines |
   awk '$1 !~ /_init(_c)?$/ {print $1}')
 

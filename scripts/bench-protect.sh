@@ -46,7 +46,7 @@ for mpi in "${mpis[@]}"; do tree_of "$mpi" >/dev/null; done
 
 # The 26, from the tree's own table: NAME, and whether it is a v-routine and
 # reduces a packed vector of P blocks (scaleguard-ini routines); not the
-# persistent `_init` forms (the bench runs none: a Start runs the I-form's call).
+# persistent `_init` forms (a Start runs the I-form's call, measured as that one).
 declare -A irregular=() packed=()
 routines=()
 while read -r name regularity _ send _; do

@@ -236,13 +236,6 @@ int parse_options(int argc, char **argv, struct options *o)
                          "checks its result: tester/scaleguard-bench.c, step), so it cannot "
                          "run it",
                          name);
-    if (sg_is_persistent((enum sg_routine)o->routine))
-        return bad_usage("%s: the benchmark runs no persistent form (each MPI_Start runs "
-                         "the call of its I-form, %s, which it can run)",
-                         name,
-                         sg_routines[sg_form_with((enum sg_routine)o->routine, 1,
-                                                  sg_is_large_count((enum sg_routine)o->routine))]
-                             .name);
     if (!sg_is_large_count((enum sg_routine)o->routine) &&
         o->counts[o->ncounts - 1] > INT_MAX)
         return bad_usage("COUNT %lld: %s takes at most INT_MAX (%d); past it, its large-count "

@@ -187,7 +187,7 @@ static int buffer_bytes(enum sg_routine routine, uint64_t count, int type_size, 
 struct bench {
     enum sg_routine routine;
     enum sg_routine family; /* family_of(routine) */
-    int nonblocking, use_pmpi, reversed, inplace, sparse;
+    int nonblocking, persistent, use_pmpi, reversed, inplace, sparse;
     int rank, procs, root;
     double late;     /* --late: the last rank's delay before each call */
     double returned; /* --late: the longest an I-call took to return here */
@@ -494,22 +494,44 @@ static int complete(const struct bench *b, int err, MPI_Request *request)
                        : MPI_Wait(request, MPI_STATUS_IGNORE);
 }
 
-/* Blocking or non-blocking, MPI_ or PMPI_, int or large counts: the same
- * arguments, where `call_counts` and `call_displs` are the v-routines'
- * arrays of the routine's width; timed. */
-#define CALL(Name, IName, ...)                                                              \
-    (b->nonblocking ? complete(b,                                                           \
-                               (b->use_pmpi ? PMPI_##IName : MPI_##IName)(__VA_ARGS__,      \
-                                                                          &request),        \
-                               &request)                                                    \
-                    : (b->use_pmpi ? PMPI_##Name : MPI_##Name)(__VA_ARGS__))
+/* Blocking, non-blocking or persistent, MPI_ or PMPI_, int or large counts:
+ * the same arguments, where `call_counts` and `call_displs` are the
+ * v-routines' arrays of the routine's width; timed. */
+#define CALL(Name, IName, ...) CALL_FORM(Name, IName, Name##_init, __VA_ARGS__)
+#define CALL_FORM(Name, IName, PName, ...)                                                  \
+    (b->persistent    ? PERSISTENT_CALL(PName, __VA_ARGS__)                                 \
+     : b->nonblocking ? complete(b,                                                         \
+                                 (b->use_pmpi ? PMPI_##IName : MPI_##IName)(__VA_ARGS__,    \
+                                                                            &request),      \
+                                 &request)                                                  \
+                      : (b->use_pmpi ? PMPI_##Name : MPI_##Name)(__VA_ARGS__))
+#if SCALEGUARD_PERSISTENT
+/* A persistent request its _init made (`err`: what that returned):
+ * started once, completed and freed (each iteration makes its own). */
+static int run_persistent(const struct bench *b, int err, MPI_Request *request)
+{
+    if (err != MPI_SUCCESS)
+        return complete(b, err, request);
+    err = complete(b, b->use_pmpi ? PMPI_Start(request) : MPI_Start(request), request);
+    int freed = b->use_pmpi ? PMPI_Request_free(request) : MPI_Request_free(request);
+    return err != MPI_SUCCESS ? err : freed;
+}
+
+#define PERSISTENT_CALL(PName, ...)                                                         \
+    run_persistent(b,                                                                       \
+                   (b->use_pmpi ? PMPI_##PName : MPI_##PName)(__VA_ARGS__, MPI_INFO_NULL,   \
+                                                              &request),                    \
+                   &request)
+#else
+#define PERSISTENT_CALL(...) MPI_ERR_OTHER /* never: this MPI has no persistent form */
+#endif
 #if SCALEGUARD_LARGE_COUNT
 #define LARGE_CALL(Name, IName, ...)                                                        \
     const MPI_Count *call_counts = b->wide_counts;                                          \
     const MPI_Aint *call_displs = b->wide_displs;                                           \
     (void)call_counts;                                                                      \
     (void)call_displs;                                                                      \
-    err = CALL(Name##_c, IName##_c, __VA_ARGS__)
+    err = CALL_FORM(Name##_c, IName##_c, Name##_init_c, __VA_ARGS__)
 #else
 #define LARGE_CALL(...) err = MPI_ERR_OTHER /* never: bench_options.c refuses it */
 #endif
@@ -1100,6 +1122,7 @@ int main(int argc, char **argv)
         .routine = (enum sg_routine)o.routine,
         .family = family_of((enum sg_routine)o.routine),
         .nonblocking = sg_is_nonblocking((enum sg_routine)o.routine),
+        .persistent = sg_is_persistent((enum sg_routine)o.routine),
         .large = sg_is_large_count((enum sg_routine)o.routine),
         .use_pmpi = o.use_pmpi,
         .reversed = o.reversed,

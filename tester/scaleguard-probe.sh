@@ -77,10 +77,11 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --collective NAMES  an MPI collective (MPI_Scatter, MPI_Igatherv, ...), a
                       list of them (MPI_Scatter,MPI_Scatter_c) or `all` for
                       every routine of the layer, one after another; a
-                      large-count routine after its int form starts from
-                      what that one found (its bound checked by two jobs of
-                      its own: the bound holds, or a search of its own from
-                      where the int form passed)
+                      large-count routine after its int form, a persistent
+                      one after its I-form, starts from what that one found
+                      (its bound checked by two jobs of its own: the bound
+                      holds, or a search of its own from where that one
+                      passed)
   --procs P,...       one search per process count, largest first
   --forms LIST        plain (default), inplace (MPI_IN_PLACE wherever the
                       routine allows it; its entries get `inplace = yes`) or
@@ -274,9 +275,7 @@ while read -r name kind form send _ reduces blocks; do
   in_bytes[$name]=$([[ $send == send=w ]] && echo 1 || echo 0) # Alltoallw's displacements
 done < <("$ini_tool" routines)
 if [[ $collective == all ]]; then
-  # not the persistent `_init` forms: each MPI_Start runs the I-form's call
-  # (the bench runs none; README, "Every collective entry point")
-  mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1 | grep -Ev '_init(_c)?$')
+  mapfile -t routines < <("$ini_tool" routines | cut -d' ' -f1)
 else
   IFS=, read -ra routines <<<"$collective"
   for each in "${routines[@]}"; do
@@ -1027,38 +1026,58 @@ doubling() {
   fi
 }
 
-# from_int_form: whether a large-count routine's search at one node starts
-# from its int form's at the same form and P (searched before it in this
-# run), and its bound holds here: this routine's own jobs pass at the int
-# form's safe count and fail alike at its failure (passed, first_fail,
-# limit and mode set; the verifications and W4's trials follow as for any
-# bound). Otherwise (1) the doubling starts at the largest count those jobs
-# or the int form's passed (`from`), where the int form found no failure up
-# to INT_MAX, or Class D (which MPI_Aint displacements cannot meet), or
-# this routine passed the safe count but not the failure alike: the int
-# form's search is not done again below where it passed.
-from_int_form() {
-  ((large[$routine] && nodes == 1)) || return 1
-  local int_form=${routine%_c} known
-  await_task "$int_form $inplace $p 1" one_node one_node_class one_node_found
-  read -ra known <<<"${one_node[$int_form:$inplace:$p]:-none}"
+# sibling_form ROUTINE: the routine of the same family whose search starts
+# this one's (from_sibling_form), none for the others: a large-count form's
+# int form (MPI_Scatter_c: MPI_Scatter; MPI_Scatter_init_c: MPI_Scatter_init),
+# a persistent form's I-form (MPI_Scatter_init: MPI_Iscatter, whose call
+# each of its Starts makes, the same counts). Both come before it in the
+# layer's list of routines.
+sibling_form() {
+  local name=${1#MPI_}
+  if [[ $1 == *_c ]]; then
+    echo "${1%_c}"
+  elif [[ $1 == *_init ]]; then
+    name=${name%_init}
+    echo "MPI_I${name,}"
+  fi
+}
+
+# from_sibling_form: whether a routine's search at one node starts from its
+# sibling form's (sibling_form) at the same form and P (searched before it
+# in this run), and that one's bound holds here: this routine's own jobs
+# pass at the sibling's safe count and fail alike at its failure (passed,
+# first_fail, limit and mode set; the verifications and W4's trials follow
+# as for any bound). Otherwise (1) the doubling starts at the largest count
+# those jobs or the sibling's passed (`from`), where the sibling found no
+# failure up to its cap, or a large-count routine's int form found Class D
+# (which MPI_Aint displacements cannot meet), or this routine passed the
+# safe count but not the failure alike: what the sibling passed is not
+# searched again.
+from_sibling_form() {
+  local sibling
+  sibling=$(sibling_form "$routine")
+  [[ -n $sibling && -n ${irregular[$sibling]:-} ]] && ((nodes == 1)) || return 1
+  local known
+  await_task "$sibling $inplace $p 1" one_node one_node_class one_node_found
+  read -ra known <<<"${one_node[$sibling:$inplace:$p]:-none}"
   local kind=${known[0]} safe=${known[1]:-} fail=${known[2]:-} seed_limit=${known[-1]}
   local shown="probe: $routine P=$p $form:"
   case $kind in
     none) return 1 ;;
     clean)
       from=$safe limit=$seed_limit
-      echo "$shown $int_form passed up to n=$safe: doubling from there"
+      echo "$shown $sibling passed up to n=$safe: doubling from there"
       return 1 ;;
   esac
-  if [[ ${one_node_class[$int_form:$inplace:$p]} == class=D* ]]; then
+  if ((large[$routine] && !large[$sibling])) &&
+    [[ ${one_node_class[$sibling:$inplace:$p]} == class=D* ]]; then
     from=$safe limit=$seed_limit
-    echo "$shown $int_form's failure was Class D, which cannot occur here: doubling from" \
+    echo "$shown $sibling's failure was Class D, which cannot occur here: doubling from" \
       "its safe n=$safe"
     return 1
   fi
   local failure
-  failure=$(words_named failure "${one_node_found[$int_form:$inplace:$p]}")
+  failure=$(words_named failure "${one_node_found[$sibling:$inplace:$p]}")
   failure=${failure#failure=}
   [[ $failure != slow ]] || mode=slow
   run_point "$seed_limit" 0 "$safe"
@@ -1068,13 +1087,13 @@ from_int_form() {
     at_fail=${outcome[$inplace.$nodes:$p:$s:$fail]}
     if [[ $at_fail == "$failure" ]]; then
       passed=$safe first_fail=$fail limit=$seed_limit
-      echo "$shown n=$safe pass, n=$fail $failure, as $int_form: its bound holds here"
+      echo "$shown n=$safe pass, n=$fail $failure, as $sibling: its bound holds here"
       return 0
     fi
     from=$safe limit=$seed_limit
   fi
   mode=fail
-  echo "$shown n=$safe $at_safe, n=$fail $at_fail; $int_form: pass and $failure: a search of" \
+  echo "$shown n=$safe $at_safe, n=$fail $at_fail; $sibling: pass and $failure: a search of" \
     "its own"
   return 1
 }
@@ -1088,8 +1107,8 @@ search() {
   local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
   implied_points=0
   local n limit=$time_limit passed=0 first_fail=0 delta from=$start_count
-  if from_int_form; then
-    delta=$((first_fail - passed)) # the int form's last step: nothing left to refine
+  if from_sibling_form; then
+    delta=$((first_fail - passed)) # the sibling's last step: nothing left to refine
   else
     doubling || return 0
     delta=$((passed / factor))
@@ -1542,8 +1561,8 @@ campaign_check_driver() {
 
 # await_task "ROUTINE FORM P NODES" [ARRAY...]: in a campaign's task, before
 # what needs another search's result (the verification at (s, 2P); a
-# spread's start, the one-node search; a large-count form's start, its int
-# form's search): once that search (if the campaign has it) is done, its
+# spread's start, the one-node search; a sibling form's start, its
+# sibling's search: from_sibling_form): once that search (if the campaign has it) is done, its
 # state (or only those arrays) joins this one's, and the journal is read
 # again (where sizes meet, its jobs answer this search's as they would one
 # after another).
@@ -1724,7 +1743,7 @@ if ((max_jobs > 1)); then
 else
   for routine in "${routines[@]}"; do
     # What one routine's jobs showed says nothing of another's (its
-    # searches' results, one_node, are kept by routine: from_int_form).
+    # searches' results, one_node, are kept by routine: from_sibling_form).
     entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
     memory_ratio=()
     for inplace in "${forms[@]}"; do
