@@ -1,6 +1,6 @@
 /* d_layout: one v-collective over a Class D layout, every byte checked.
  *
- *   d_layout -c ROUTINE -n COUNT [-g GAP] [-r ROOT] [-i] [-u]
+ *   d_layout -c ROUTINE -n COUNT [-g GAP] [-r ROOT] [-i] [-u] [-l SECONDS]
  *   d_layout -k CALLS [-s SEED] [-c ROUTINE]
  *
  * Rank i's block has COUNT + i MPI_CHAR elements (consecutive counts: their
@@ -18,7 +18,10 @@
  * chars (a contiguous type), alternating between the send and the receive
  * side, so that the two ends of a block describe it differently; with -u
  * every block as MPI_CHARs (MPICH 4.0.2's MPI_Ialltoallw in place fails
- * bare where blocks differ in type: "Message truncated"). With a GAP the
+ * bare where blocks differ in type: "Message truncated"); with -l the ranks
+ * but 0 make the call SECONDS later (a call left alone to crash: rank 0's
+ * words, the layer's, are out before any rank can crash and the job's end
+ * cut them off). With a GAP the
  * layout spans far more than it holds: the buffer is reserved
  * (MAP_NORESERVE) and only the blocks are touched, so a span past 2^32
  * costs next to no memory. The buffer has 4 GiB of PROT_NONE
@@ -46,6 +49,16 @@
 #define SLACK 64
 #define GAP_CHECK 4096
 #define STATUS_WRONG 3
+
+static double late; /* -l: the ranks but 0 enter the call this much later */
+
+static void enter_late(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0 && late > 0)
+        usleep((useconds_t)(late * 1e6));
+}
 #define STATUS_MPI 4
 
 static unsigned char pattern(int rank, int64_t j)
@@ -108,7 +121,7 @@ static int quiet; /* -k: rank 0 reports failures only */
 static void usage(void)
 {
     fprintf(stderr, "usage: d_layout -c MPI_Gatherv|MPI_Scatterv|MPI_Allgatherv|MPI_Alltoallv|"
-                    "MPI_Alltoallw|MPI_I... -n COUNT [-g GAP] [-r ROOT] [-i] [-u]\n"
+                    "MPI_Alltoallw|MPI_I... -n COUNT [-g GAP] [-r ROOT] [-i] [-u] [-l SECONDS]\n"
                     "       d_layout -k CALLS [-s SEED] [-c ROUTINE]\n");
 }
 
@@ -223,6 +236,7 @@ static int alltoallv(const char *routine, int w, int nonblocking, long long coun
         block_type(i % 2, counts[i], &scounts[i], &stypes[i]);
         block_type((i + 1) % 2, counts[i], &rcounts[i], &rtypes[i]);
     }
+    enter_late();
     double start = MPI_Wtime();
     if (w && nonblocking) {
         err = MPI_Ialltoallw(sendbuf, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes,
@@ -340,6 +354,7 @@ static int v_call(const char *routine, enum family which, int nonblocking, long 
     int err = MPI_SUCCESS;
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Request *req = nonblocking ? &request : NULL;
+    enter_late();
     double start = MPI_Wtime();
     switch (which) {
     case GATHERV: {
@@ -515,7 +530,7 @@ int main(int argc, char **argv)
     long calls = 0;
     unsigned long long seed = 1;
     int root = 0, in_place = 0, opt;
-    while ((opt = getopt(argc, argv, "c:n:g:r:ik:s:u")) != -1) {
+    while ((opt = getopt(argc, argv, "c:n:g:r:ik:s:ul:")) != -1) {
         switch (opt) {
         case 'c': routine = optarg; break;
         case 'n': count = atoll(optarg); break;
@@ -523,6 +538,7 @@ int main(int argc, char **argv)
         case 'r': root = atoi(optarg); break;
         case 'i': in_place = 1; break;
         case 'u': uniform_types = 1; break;
+        case 'l': late = atof(optarg); break;
         case 'k': calls = atol(optarg); break;
         case 's': seed = strtoull(optarg, NULL, 10); break;
         default: usage(); return 2;
