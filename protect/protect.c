@@ -1015,6 +1015,16 @@ static void report(enum sg_routine routine, const struct sg_call *c, const struc
     sg_count(routine, f->v.cls, outcome);
 }
 
+/* What detect found and decide chose that a call's plan holds in memory
+ * (the recovered displacements, the windows), freed once the plan has run. */
+static void release(struct findings *f, struct decision *dc)
+{
+    sg_windows_free(&dc->fit.win);
+    free(dc->told.of);
+    free(f->recv.intended);
+    free(f->send.intended);
+}
+
 /* ---- The handler -------------------------------------------------------- */
 
 #if SCALEGUARD_PERSISTENT
@@ -1045,10 +1055,7 @@ struct sg_plan_kept {
 
 void sg_plan_free(struct sg_plan_kept *k)
 {
-    sg_windows_free(&k->dc.fit.win);
-    free(k->dc.told.of);
-    free(k->f.recv.intended);
-    free(k->f.send.intended);
+    release(&k->f, &k->dc);
     free(k);
 }
 
@@ -1181,10 +1188,7 @@ static int protect(struct sg_call *c)
         err = run(c, &f, &dc, &outcome);
         report(c->routine, c, &f, &dc, outcome);
     }
-    sg_windows_free(&dc.fit.win);
-    free(dc.told.of);
-    free(f.recv.intended);
-    free(f.send.intended);
+    release(&f, &dc);
     return err;
 }
 
