@@ -63,7 +63,8 @@ Usage: scaleguard-probe --collective NAME[,NAME...]|all --procs P[,P...] --type-
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
                         [--refine bisect|linear] [--state DIR] [--max-jobs K]
-                        [--nodes N[,N...]] [--bench-preload LIB]...
+                        [--nodes N[,N...]] [--spread-procs P[,P...]]
+                        [--bench-preload LIB]...
                         [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB]
        scaleguard-probe --help | --version
 
@@ -114,6 +115,9 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       one-node entry applies across nodes); where they do
                       not, a search of its own, its entry written with
                       nodes = N where it differs. No search where P < N
+  --spread-procs P,...  the P of the searches at N > 1 (default: every P of
+                      --procs; each is a job at the largest sizes, through
+                      the network transport)
   --max-jobs K        with --launcher slurm: the searches (routine x form x
                       P x spread) run at once, at most K jobs in flight, each
                       job asking Slurm for the memory its prediction gives
@@ -162,7 +166,7 @@ launchers=$prefix/libexec/scaleguard
 
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
 # The spreads: each search's jobs ask for that many nodes (check_world).
-nodes_list=1 nodes=1
+nodes_list=1 nodes=1 spread_procs_list=''
 max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
 max_jobs=1
 preloads=() bench_envs=() w4=1 layer=''
@@ -179,7 +183,7 @@ while (($#)); do
     --no-w4) w4=0; shift; continue ;;
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
-      --bench-preload | --layer | --bench-env | --max-jobs | --nodes) ;;
+      --bench-preload | --layer | --bench-env | --max-jobs | --nodes | --spread-procs) ;;
     *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
@@ -201,6 +205,7 @@ while (($#)); do
     --state) state=$value ;;
     --max-jobs) max_jobs=$value ;;
     --nodes) nodes_list=$value ;;
+    --spread-procs) spread_procs_list=$value ;;
     --bench-preload) preloads+=("$value") ;;
     --layer) layer=$value ;;
     --bench-env)
@@ -221,6 +226,8 @@ mapfile -t procs_all < <(tr , '\n' <<<"$procs_list" | sort -rnu)
   die_usage "--nodes must be a positive integer or a comma list of them"
 # One node first: its searches are what the spread ones confirm.
 mapfile -t spreads < <(tr , '\n' <<<"$nodes_list" | sort -nu)
+[[ -z $spread_procs_list || $spread_procs_list =~ ^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5})*$ ]] ||
+  die_usage "--spread-procs must be a positive integer or a comma list of them"
 [[ $forms_list =~ ^(plain|inplace|plain,inplace|inplace,plain)$ ]] ||
   die_usage "--forms must be plain, inplace or plain,inplace"
 forms=()
@@ -833,6 +840,20 @@ run_point() {
 
 # ---- the search of one routine -----------------------------------------------
 
+# displacements_wrap_above P S: the largest count of `routine` at P and type
+# size S whose int displacements do not wrap, the last one (P-1)*n (Alltoallw's
+# in bytes: (P-1)*n*S) at most INT_MAX; 0 for a routine without int
+# displacements (regular, or MPI_Aint ones: aint_displs).
+displacements_wrap_above() {
+  local unit=1
+  ((in_bytes[$routine] == 0)) || unit=$2
+  if ((irregular[$routine] && !aint_displs[$routine] && $1 > 1)); then
+    echo $((INT_MAX / (($1 - 1) * unit)))
+  else
+    echo 0
+  fi
+}
+
 # grid_point J: the count at step J of the refinement grid of search() (its
 # locals passed, delta, steps and first_fail, by bash's dynamic scope); the
 # last step stands for the count that failed.
@@ -1117,8 +1138,28 @@ search() {
 
   # Step 2: refinement on the grid (grid_point).
   local steps=$(((first_fail - passed + delta - 1) / delta))
-  local low=0 high=$steps mid
+  local low=0 high=$steps mid wrap
   if [[ $refine == bisect ]]; then
+    # Where the routine's int displacements wrap between the counts that
+    # passed and failed, the grid points either side of the wrap first: the
+    # same answer bisection gives (it too assumes a size passes where a
+    # larger one does) in 1-2 jobs instead of log2 F. MPICH's Allgatherv
+    # spent 4 jobs of 350-720 s in each such search (results/probe-mpich).
+    wrap=$(displacements_wrap_above "$p" "$s")
+    if ((wrap >= passed && wrap < first_fail)); then
+      local below=$(((wrap - passed) / delta))
+      for mid in "$below" $((below + 1)); do
+        ((mid > low && mid < high)) || continue
+        n=$(grid_point "$mid")
+        run_point "$limit" 0 "$n"
+        if [[ ${outcome[$inplace.$nodes:$p:$s:$n]} != pass ]]; then
+          high=$mid
+          break
+        fi
+        low=$mid
+        limit=$(larger_limit "$limit" "$job_wall")
+      done
+    fi
     while ((high - low > 1)); do
       mid=$(((low + high) / 2))
       n=$(grid_point "$mid")
@@ -1166,10 +1207,9 @@ search() {
   # Class D: the first failure is where the last int displacement, (P-1)*n
   # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX; never of a
   # routine whose MPI_Aint displacements do not wrap (aint_displs).
-  local classified unit=1
-  ((in_bytes[$routine] == 0)) || unit=$s
-  if ((irregular[$routine] && !aint_displs[$routine] && (p - 1) * safe * unit <= INT_MAX &&
-    (p - 1) * fail * unit > INT_MAX)); then
+  local classified wrap
+  wrap=$(displacements_wrap_above "$p" "$s")
+  if ((wrap && safe <= wrap && fail > wrap)); then
     classified=(class=D)
   else
     # A doubled point moves up to twice the bytes: at 2s the search's limit,
@@ -1337,11 +1377,22 @@ spread_search() {
   search_done "${classified[*]} failure=$at_fail, as on 1 node"
 }
 
-# search_at_spread P: the search at P over `nodes` nodes; none where P ranks
-# cannot be spread over that many.
+# spread_excludes P N: whether no search runs at P over N nodes: P ranks
+# cannot spread over N, or N > 1 and P is not one of --spread-procs (said).
+spread_excludes() {
+  if (($1 < $2)); then
+    echo "probe: $routine: P=$1 cannot spread over $2 nodes: no search there"
+  elif (($2 > 1)) && [[ -n $spread_procs_list && ,$spread_procs_list, != *,$1,* ]]; then
+    echo "probe: $routine: P=$1 over $2 nodes: not in --spread-procs"
+  else
+    return 1
+  fi
+}
+
+# search_at_spread P: the search at P over `nodes` nodes, unless excluded.
 search_at_spread() {
-  if (($1 < nodes)); then
-    echo "probe: $routine: P=$1 cannot spread over $nodes nodes: no search there"
+  if spread_excludes "$1" "$nodes"; then
+    return 0
   elif ((nodes == 1)); then
     search "$1"
   else
@@ -1687,10 +1738,7 @@ run_campaign() {
       fi
       for spread in "${spreads[@]}"; do
         for procs in "${procs_all[@]}"; do
-          if ((procs < spread)); then
-            echo "probe: $name: P=$procs cannot spread over $spread nodes: no search there"
-            continue
-          fi
+          routine=$name spread_excludes "$procs" "$spread" && continue
           task="$name $form $procs $spread"
           task_index[$task]=${#campaign_tasks[@]}
           tasks_of_routine[$name]+=" ${#campaign_tasks[@]}"
