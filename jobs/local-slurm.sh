@@ -388,6 +388,13 @@ tear_down_nodes() {
   for name; do
     [[ ! -e /run/netns/$name ]] || ip netns delete "$name" 2>/dev/null || true
   done
+  # A namespace outlives its name while anything holds it (a killed job's
+  # sockets): its veth pair too, which a later start would collide with.
+  local veth
+  for veth in $(ip -o link show 2>/dev/null |
+    awk -F': ' -v ours="sgv$port-" 'index($2, ours) == 1 { sub(/@.*/, "", $2); print $2 }'); do
+    ip link delete "$veth" 2>/dev/null || true
+  done
   ! ip link show "$bridge" >/dev/null 2>&1 || ip link delete "$bridge" 2>/dev/null || true
   [[ -d $prefix/ns ]] || return 0
   for file in "$prefix"/ns/*.uts "$prefix"/ns/*.mnt; do
