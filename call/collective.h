@@ -94,7 +94,18 @@ struct sg_call {
     MPI_Comm comm;
     MPI_Info info;        /* persistent forms only */
     MPI_Request *request; /* non-blocking and persistent forms only */
+    int persistent_plan;  /* the layer's plan of a persistent call, in its I-form: made at
+                           * the `_init`, run at each MPI_Start */
 };
+
+/* The routine the application called, which the layer names and counts:
+ * a persistent call's plan is in its I-form (persistent_plan). */
+static inline enum sg_routine sg_called(const struct sg_call *c)
+{
+    if (c->persistent_plan)
+        return (enum sg_routine)sg_form_like(c->routine, 0, sg_is_large_count(c->routine), 1);
+    return c->routine;
+}
 
 /* SG_COLLECTIVES(X) expands X(Name, (parameters), (arguments from a
  * struct sg_call *c), initialisers of struct sg_call) for every routine

@@ -588,11 +588,11 @@ static struct sg_plan plan_of(const struct sg_workaround_op *op, const struct sg
 static void tell_unavailable(const struct sg_choice *ch, const struct sg_workaround_op *op)
 {
     char why[512] = "";
-    const char *routine = sg_routines[ch->c->routine].name;
+    const char *routine = sg_routines[sg_called(ch->c)].name;
     if (op->unavailable(ch, why, sizeof why) == SG_UNAVAILABLE_HERE)
-        sg_log(SG_LOG_INFO, &missing_once[ch->c->routine], "%s: %s", routine, why);
+        sg_log(SG_LOG_INFO, &missing_once[sg_called(ch->c)], "%s: %s", routine, why);
     else
-        sg_log(SG_LOG_WARN, &unavailable_once[ch->c->routine],
+        sg_log(SG_LOG_WARN, &unavailable_once[sg_called(ch->c)],
                "%s: workaround %s cannot apply to this call (%s); using auto", routine,
                sg_workaround_name(op->name), why);
 }
@@ -628,7 +628,7 @@ static struct sg_plan choose(const struct sg_call *c, const struct sg_rules *rul
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
            : sg_w1a_groups_fit(&ch)
-               ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form */
+               ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form, or kept */
                : LEFT_NO_WORKAROUND;
     return (struct sg_plan){SG_PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0, 0};
 }
@@ -642,50 +642,51 @@ static struct sg_plan choose(const struct sg_call *c, const struct sg_rules *rul
 static void report_left_alone(const struct sg_call *c, const struct sg_shape *sh, int why,
                               int reports, int windows)
 {
-    const char *name = sg_routines[c->routine].name;
+    const char *name = sg_routines[sg_called(c)].name;
     if (why == LEFT_NO_WORKAROUND && reports)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NO_WORKAROUND],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_NO_WORKAROUND],
                "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
                ", P=%d)" LEFT_ALONE_SUFFIX, name, sh->n, sh->s, (int)sh->procs);
     else if (why == LEFT_SPLIT_RISK && reports)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_SPLIT_RISK],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_SPLIT_RISK],
                "%s: no workaround can guarantee the result (n=%" PRIu64 ", s=%" PRIu64
                ", P=%d): splitting this reduction could change it, as %s"
                LEFT_ALONE_SUFFIX,
                name, sh->n, sh->s, (int)sh->procs, sg_split_risk(c));
     else if (why == LEFT_TOO_MANY_ROUNDS && reports)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_TOO_MANY_ROUNDS],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_TOO_MANY_ROUNDS],
                "%s: W1-B would cut this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d) into more "
                "than %d sub-calls" LEFT_ALONE_SUFFIX,
                name, sh->n, sh->s, (int)sh->procs, SG_W1B_MAX_SUBCALLS);
     else if (why == LEFT_MIXED_TYPES && reports)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_MIXED_TYPES],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_MIXED_TYPES],
                "%s: the ranks pass different datatypes for the same data (e.g. 12 doubles "
                "against 1 vector of 12), which no workaround cuts alike (n=%" PRIu64
                ", s=%" PRIu64 ", P=%d)" LEFT_ALONE_SUFFIX,
                name, sh->n, sh->s, (int)sh->procs);
     else if (why == LEFT_CANNOT_CUT)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_CANNOT_CUT],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_CANNOT_CUT],
                "%s: W1-B cannot cut this rank's layout (n=%" PRIu64 ", s=%" PRIu64
                ", P=%d), so no rank cuts" LEFT_ALONE_SUFFIX,
                name, sh->n, sh->s, (int)sh->procs);
     else if (why == LEFT_NEEDS_MESSAGE && reports)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_NEEDS_MESSAGE],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_NEEDS_MESSAGE],
                "%s: this Class D layout has no common factor for W2 and needs W1-B over "
                "%d displacement windows, which the non-roots could learn only from a "
                "message of the root on every call (sent only for a routine with a "
                "bound, class G or X)" LEFT_ALONE_SUFFIX,
                name, windows);
     else if (why == LEFT_WINDOWS_DIFFER)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_WINDOWS_DIFFER],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_WINDOWS_DIFFER],
                "%s: the ranks' displacement arrays need different W1-B windows (%d on "
                "this rank), so no rank cuts" LEFT_ALONE_SUFFIX,
                name, windows);
     else if (why == LEFT_W1A_UNMADE && reports)
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_W1A_UNMADE],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_W1A_UNMADE],
                "%s: only W1-A applies to this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d), and "
-               SG_W1A_UNMADE_WORDS LEFT_ALONE_SUFFIX,
-               name, sh->n, sh->s, (int)sh->procs);
+               "%s" LEFT_ALONE_SUFFIX,
+               name, sh->n, sh->s, (int)sh->procs,
+               c->persistent_plan ? SG_W1A_KEPT_WORDS : SG_W1A_UNMADE_WORDS);
 }
 
 /* Whether a call of routine r under `rules` moves its blocks over the chunk
@@ -809,7 +810,7 @@ static int detect(const struct sg_call *c, const struct sg_rules *rules, struct 
      * spread), the entries of the communicator's spread judge it. */
     f->spread = rules->count > 0 ? sg_comm_spread(c->comm) : 0;
     sg_rules_at_spread(rules, rules->count <= SPREAD_ROOM ? f->spread : 0, &f->at, f->room);
-    judge(&f->at, &f->sh, sg_routines[c->routine].name, &f->v);
+    judge(&f->at, &f->sh, sg_routines[sg_called(c)].name, &f->v);
     f->meets_bound = f->v.cls >= 0;
     if (check_displs(&f->recv, c->routine) != 0 || check_displs(&f->send, c->routine) != 0)
         f->displs_lost = 1;
@@ -842,7 +843,7 @@ static atomic_flag other_spread_once[SG_ROUTINE_COUNT] = {SG_ROUTINE_LIST(FLAG_O
 static void tell_other_spread(const struct sg_call *c, const struct findings *f)
 {
     const struct sg_bound_entry *e = f->v.entry;
-    const char *name = sg_routines[c->routine].name, *path = sg_layer()->path;
+    const char *name = sg_routines[sg_called(c)].name, *path = sg_layer()->path;
     char entry[96], where[192];
     if (e->ordinal > 1)
         snprintf(entry, sizeof entry, "[%s#%u]", name, e->ordinal);
@@ -855,7 +856,7 @@ static void tell_other_spread(const struct sg_call *c, const struct findings *f)
     else
         snprintf(where, sizeof where, "a communicator whose ranks' nodes are not known (a "
                  "process of another MPI_COMM_WORLD): the entries of every spread apply");
-    sg_log(SG_LOG_INFO, &other_spread_once[c->routine],
+    sg_log(SG_LOG_INFO, &other_spread_once[sg_called(c)],
            "%s: applying the bound of %s (%s:%u), measured on %" PRIu64 " node%s, to %s "
            "(said once per routine; README, \"The bounds INI\")",
            name, entry, path ? path : "?", e->line, e->nodes, e->nodes == 1 ? "" : "s", where);
@@ -905,11 +906,11 @@ static int decide(const struct sg_call *c, const struct sg_rules *rules, struct 
         dc->plan.chunk = f->v.max_count > INT64_MAX ? INT64_MAX : (int64_t)f->v.max_count;
         enum sg_workaround named = preferred(&f->at, &f->v);
         if (named != SG_WORKAROUND_AUTO && named != SG_WORKAROUND_W1B && dc->reports)
-            sg_log(SG_LOG_WARN, &unavailable_once[c->routine],
+            sg_log(SG_LOG_WARN, &unavailable_once[sg_called(c)],
                    "%s: workaround %s cannot apply to this call (past a bound each rank moves "
                    "its blocks over the chunk point to point, which needs no message); using "
                    "W1-B",
-                   info->name, sg_workaround_name(named));
+                   sg_routines[sg_called(c)].name, sg_workaround_name(named));
     }
 
     dc->triggered_here = f->v.cls >= 0 && dc->plan.kind != SG_PLAN_LEFT_ALONE;
@@ -969,15 +970,15 @@ static int run(const struct sg_call *c, const struct findings *f, const struct d
     if (err == -1 && w->refused != NULL)
         w->refused(words, sizeof words, c, &with);
     if (err == -1 && w->refusal_fails) { /* the other ranks take their part */
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED], "%s: %s",
-               sg_routines[c->routine].name, words);
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_REFUSED], "%s: %s",
+               sg_routines[sg_called(c)].name, words);
         err = MPI_ERR_ARG;
     }
     if (err == -1) { /* the workaround refused before communicating */
-        sg_log(SG_LOG_WARN, &left_once[c->routine][LEFT_REFUSED],
+        sg_log(SG_LOG_WARN, &left_once[sg_called(c)][LEFT_REFUSED],
                "%s: %s %s, so this rank makes the call as it is "
                "(reported once; counted at MPI_Finalize)",
-               sg_routines[c->routine].name, sg_workaround_name(w->name), words);
+               sg_routines[sg_called(c)].name, sg_workaround_name(w->name), words);
         sg_observe_left_alone(left_reason_words[LEFT_REFUSED]);
         *outcome = SG_OUTCOME_LEFT_ALONE;
         return sg_call_invoke(&sg_pmpi, c);
@@ -1042,7 +1043,7 @@ static void release(struct findings *f, struct decision *dc)
  * those; W1-B point to point's private communicator: dc.copy, cached on
  * the communicator like every private copy) stay in one struct sg_plan_kept
  * until MPI_Request_free (sg_plan_free); no plan of W1-A is kept (its
- * communicators are a cache: runs_a_workaround); what a Start's sub-calls keep
+ * communicators are a cache: w1a.c's w1a_ready); what a Start's sub-calls keep
  * (W2's types, W1-B's rounds' arrays, W3's widened arrays) is the runner's,
  * released when that Start's sub-calls are done (pending.h). */
 struct sg_plan_kept {
@@ -1069,24 +1070,11 @@ int sg_plan_start(struct sg_plan_kept *k, MPI_Request *request)
 }
 
 /* Whether this rank's plan runs a workaround (then a carrier keeps it),
- * else the call as it is; an only W1-A is refused (its communicators are
- * a cache that later calls may evict before a Start, w1a_groups.c: no plan
- * kept past its `_init` relies on them). */
+ * else the call as it is (never W1-A: sg_call's persistent_plan). */
 static int runs_a_workaround(struct sg_plan_kept *k)
 {
     struct decision *dc = &k->dc;
     const struct sg_workaround_op *w = workaround_of((enum sg_plan_kind)dc->plan.kind);
-    if (dc->plan.kind == SG_PLAN_W1A) {
-        if (dc->reports)
-            sg_log(SG_LOG_WARN, &left_once[k->routine][LEFT_W1A_UNMADE],
-                   "%s: only W1-A applies to this call (n=%" PRIu64 ", s=%" PRIu64 ", P=%d), "
-                   "whose communicators a later call may free before an MPI_Start"
-                   LEFT_ALONE_SUFFIX,
-                   sg_routines[k->routine].name, k->f.sh.n, k->f.sh.s, (int)k->f.sh.procs);
-        dc->plan.kind = SG_PLAN_LEFT_ALONE;
-        dc->why = -1; /* said */
-        return 0;
-    }
     return dc->plan.kind != SG_PLAN_LEFT_ALONE && w != NULL && (!w->local || dc->triggered_here);
 }
 
@@ -1114,6 +1102,7 @@ static int prepare(struct sg_call *c, const struct sg_rules *rules, int quick)
         (enum sg_routine)sg_form_with(c->routine, 1, sg_is_large_count(c->routine));
     k->call.info = MPI_INFO_NULL;
     k->call.request = &k->started;
+    k->call.persistent_plan = 1;
     k->f.v.cls = -1;
     k->dc = (struct decision){.plan = {.kind = SG_PLAN_PLAIN, .windows = 1}, .why = -1,
                               .fit = {.win = SG_WINDOWS_ONE}, .told = SG_WINDOWS_ONE,

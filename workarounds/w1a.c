@@ -116,11 +116,13 @@ static int w1a_may_group(const struct sg_choice *ch)
 }
 
 /* An I-form's W1-A runs only over communicators made already (w1a.h):
- * whether they are is the same on every rank. */
+ * whether they are is the same on every rank. A persistent call's plan
+ * never: it outlives the call, and they may not (SG_W1A_KEPT_WORDS). */
 static int w1a_ready(const struct sg_choice *ch)
 {
-    return !ch->runner->nonblocking ||
-           sg_w1a_made(ch->runner, ch->c, ch->d, ch->members, &ch->fit->win);
+    return !ch->c->persistent_plan &&
+           (!ch->runner->nonblocking ||
+            sg_w1a_made(ch->runner, ch->c, ch->d, ch->members, &ch->fit->win));
 }
 
 /* Whether W1-A's groups can run this call, its communicators aside; on 0
@@ -151,7 +153,7 @@ static enum sg_unavailable w1a_unavailable(const struct sg_choice *ch, char *why
 {
     const char *words = "the bound does not depend on P";
     if (groups_fit(ch, &words) && !w1a_ready(ch))
-        words = SG_W1A_UNMADE_WORDS;
+        words = ch->c->persistent_plan ? SG_W1A_KEPT_WORDS : SG_W1A_UNMADE_WORDS;
     if (ch->members < 2 &&
         !(ch->v->cls >= 0 && sg_classes[ch->v->cls].bounded && !sg_classes[ch->v->cls].scales))
         words = "no group of 2 is under the bound";

@@ -111,6 +111,11 @@ int sg_w1a(struct sg_runner *runner, const struct sg_call *c, const struct sg_de
     "its communicators are made by a blocking call of the routine, and this non-blocking " \
     "call does not wait for the other ranks to make them"
 
+/* Why a persistent call's plan is never W1-A (the layer's words). */
+#define SG_W1A_KEPT_WORDS                                                                     \
+    "its communicators are a cache that a later call may free before an MPI_Start of this " \
+    "persistent call"
+
 /* Whether W1-A's groups can run the call the layer chooses for (its row in
  * w1a.c), whether or not its communicators are made. */
 struct sg_choice;

@@ -104,7 +104,7 @@ static int w3_applies(const struct sg_choice *ch)
 
 static enum sg_unavailable w3_unavailable(const struct sg_choice *ch, char *why, size_t size)
 {
-    const char *routine = sg_routines[ch->c->routine].name;
+    const char *routine = sg_routines[sg_called(ch->c)].name;
     if (sg_displs_are_aint(ch->c->routine)) {
         snprintf(why, size, "W3 does not apply to this call: its MPI_Aint displacements "
                             "cannot wrap, nothing is to widen");
