@@ -125,7 +125,8 @@ set(SG_MPI_WILD_ACCESS "${SG_MPI_SEGV}|process_vm_readv.* returned -1: Bad addre
 # sg_every_routine_ini(<file> TRIGGER <form> BOUND <n> WORKAROUND <name>
 #                      [REDUCE_SCATTER_BOUND <n>] [ENTRY_EXTRA <text>] [COMMENT <text>])
 # Writes a bounds INI with a class G entry for each collective
-# (the rows of detectors/routines.h: each family's blocking and I-form), all
+# (the rows of detectors/routines.h: each family's blocking and I-form, and its
+# persistent form where the MPI has them), all
 # with the same trigger, bound and workaround; Reduce_scatter(_block) with
 # REDUCE_SCATTER_BOUND where given (their n is the whole vector). The tests
 # that make a workaround fire on almost every call share it.
@@ -145,6 +146,9 @@ function(sg_every_routine_ini file)
     set(bound ${I_BOUND})
     if(I_REDUCE_SCATTER_BOUND AND blocking MATCHES "^Reduce_scatter")
       set(bound ${I_REDUCE_SCATTER_BOUND})
+    endif()
+    if(SCALEGUARD_HAVE_PERSISTENT)
+      list(APPEND names ${blocking}_init)
     endif()
     foreach(name IN LISTS names)
       string(APPEND ini "\n[MPI_${name}]\nclass = G\ntrigger = ${I_TRIGGER}\nbound = ${bound}\n"

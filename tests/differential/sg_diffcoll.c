@@ -14,7 +14,9 @@
  * bytes the call must not touch (holes inside an element, gaps between
  * blocks) are checked too.
  *
- * What the calls cover: the 42 collectives; MPI_COMM_WORLD, a dup, and two
+ * What the calls cover: the 42 collectives, and with an MPI 4 library their 21
+ * persistent forms (MPI_X_init with MPI_INFO_NULL, one MPI_Start, completed
+ * as an I-form's call, then MPI_Request_free); MPI_COMM_WORLD, a dup, and two
  * halves of it (the upper one in reverse rank order), and for the
  * neighbourhood collectives a periodic 1-D Cartesian ring of the world
  * (P >= 3) or a distributed graph of it of unequal degrees drawn from the
@@ -169,24 +171,38 @@ enum base {
     B_NALLTOALLW,
     NBASE
 };
-#define NROUTINES (2 * NBASE) /* routine = 2 * base + nonblocking */
+/* routine = NFORMS * base + form: blocking, I-form, persistent (MPI_X_init,
+ * started once; MPI 4: MPICH 4, not Open MPI 4.1) */
+enum { F_BLOCKING, F_NONBLOCKING, F_PERSISTENT, NFORMS };
+#define NROUTINES (NFORMS * NBASE)
+#if MPI_VERSION >= 4
+#define HAVE_PERSISTENT 1
+#else
+#define HAVE_PERSISTENT 0
+#endif
 
 static const char *const routine_names[NROUTINES] = {
-    "MPI_Bcast",          "MPI_Ibcast",          "MPI_Scatter",
-    "MPI_Iscatter",       "MPI_Scatterv",        "MPI_Iscatterv",
-    "MPI_Gather",         "MPI_Igather",         "MPI_Gatherv",
-    "MPI_Igatherv",       "MPI_Allgather",       "MPI_Iallgather",
-    "MPI_Allgatherv",     "MPI_Iallgatherv",     "MPI_Alltoall",
-    "MPI_Ialltoall",      "MPI_Alltoallv",       "MPI_Ialltoallv",
-    "MPI_Alltoallw",      "MPI_Ialltoallw",      "MPI_Reduce",
-    "MPI_Ireduce",        "MPI_Allreduce",       "MPI_Iallreduce",
-    "MPI_Reduce_scatter", "MPI_Ireduce_scatter",
-    "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
-    "MPI_Scan",           "MPI_Iscan",           "MPI_Exscan",
-    "MPI_Iexscan",        "MPI_Neighbor_allgather", "MPI_Ineighbor_allgather",
-    "MPI_Neighbor_allgatherv", "MPI_Ineighbor_allgatherv", "MPI_Neighbor_alltoall",
-    "MPI_Ineighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Ineighbor_alltoallv",
-    "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw",
+    "MPI_Bcast", "MPI_Ibcast", "MPI_Bcast_init",
+    "MPI_Scatter", "MPI_Iscatter", "MPI_Scatter_init",
+    "MPI_Scatterv", "MPI_Iscatterv", "MPI_Scatterv_init",
+    "MPI_Gather", "MPI_Igather", "MPI_Gather_init",
+    "MPI_Gatherv", "MPI_Igatherv", "MPI_Gatherv_init",
+    "MPI_Allgather", "MPI_Iallgather", "MPI_Allgather_init",
+    "MPI_Allgatherv", "MPI_Iallgatherv", "MPI_Allgatherv_init",
+    "MPI_Alltoall", "MPI_Ialltoall", "MPI_Alltoall_init",
+    "MPI_Alltoallv", "MPI_Ialltoallv", "MPI_Alltoallv_init",
+    "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Alltoallw_init",
+    "MPI_Reduce", "MPI_Ireduce", "MPI_Reduce_init",
+    "MPI_Allreduce", "MPI_Iallreduce", "MPI_Allreduce_init",
+    "MPI_Reduce_scatter", "MPI_Ireduce_scatter", "MPI_Reduce_scatter_init",
+    "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", "MPI_Reduce_scatter_block_init",
+    "MPI_Scan", "MPI_Iscan", "MPI_Scan_init",
+    "MPI_Exscan", "MPI_Iexscan", "MPI_Exscan_init",
+    "MPI_Neighbor_allgather", "MPI_Ineighbor_allgather", "MPI_Neighbor_allgather_init",
+    "MPI_Neighbor_allgatherv", "MPI_Ineighbor_allgatherv", "MPI_Neighbor_allgatherv_init",
+    "MPI_Neighbor_alltoall", "MPI_Ineighbor_alltoall", "MPI_Neighbor_alltoall_init",
+    "MPI_Neighbor_alltoallv", "MPI_Ineighbor_alltoallv", "MPI_Neighbor_alltoallv_init",
+    "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw", "MPI_Neighbor_alltoallw_init",
 };
 
 static int is_reduction(int base)
@@ -560,9 +576,14 @@ static struct topology topologies[NALLCOMMS]; /* of C_RING and C_GRAPH */
  *   mix up the in- and out-degree when they convert the counts to MPI_Aint
  *   (pmodels/mpich#6233, fixed by pmodels/mpich#6250): wrong data where a
  *   rank's in- and out-degrees differ. -> over the ring (every degree 2)
- *   where there is one. */
+ *   where there is one.
+ * - MPICH before 4.1: a persistent collective request that has completed
+ *   (inactive) fails the completion calls it is passed to again: MPI_Testall
+ *   returns an error, MPI_Waitany hangs (pmodels/mpich#6334, merged for
+ *   4.1; measured here without any layer). -> a batch holding one completes
+ *   by MPI_Wait, MPI_Test (each request until it completes) or MPI_Waitall. */
 static int mpich_reduce_inplace_bug, mpich_allgatherv_bug, mpich_ialltoallw_inplace_bug,
-    mpich_nalltoallw_bug, ompi_bugs;
+    mpich_nalltoallw_bug, mpich_inactive_persistent_bug, ompi_bugs;
 
 static void detect_known_bugs(void)
 {
@@ -576,6 +597,7 @@ static void detect_known_bugs(void)
         mpich_allgatherv_bug = n < 40101;
         mpich_ialltoallw_inplace_bug = 1;
         mpich_nalltoallw_bug = n < 40100;
+        mpich_inactive_persistent_bug = n < 40100;
     }
     ompi_bugs = strstr(version, "Open MPI") != NULL;
 }
@@ -585,7 +607,7 @@ static void detect_known_bugs(void)
 /* ------------------------------------------------------------------ */
 
 struct call {
-    int index, routine, base, nb;
+    int index, routine, base, nb, persistent; /* nb: I-form or persistent */
     uint64_t ck;
     int commid, keyid; /* keyid: commid, or 2 + color for the halves */
     MPI_Comm comm;
@@ -812,8 +834,9 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     memset(c, 0, sizeof *c);
     c->index = index;
     c->routine = routine;
-    c->base = routine / 2;
-    c->nb = routine % 2;
+    c->base = routine / NFORMS;
+    c->nb = routine % NFORMS != F_BLOCKING;
+    c->persistent = routine % NFORMS == F_PERSISTENT;
     c->ck = call_key(index);
     c->req = MPI_REQUEST_NULL;
     c->kdiv = 1;
@@ -866,9 +889,9 @@ static void setup(struct call *c, int index, rng_t *r, int routine)
     int is_root = me == c->root;
     int inplace_draw = rng_chance(r, 3, 10);
     c->inplace = inplace_draw && inplace_allowed(c->base, is_root);
-    if (c->routine == 2 * B_REDUCE && c->root != 0 && mpich_reduce_inplace_bug)
+    if (c->routine == NFORMS * B_REDUCE && c->root != 0 && mpich_reduce_inplace_bug)
         c->inplace = 0; /* only the root uses it: nobody else needs to know */
-    if ((c->routine == 2 * B_ALLTOALLV + 1 || c->routine == 2 * B_ALLTOALLW + 1) && ompi_bugs)
+    if ((c->base == B_ALLTOALLV || c->base == B_ALLTOALLW) && c->nb && ompi_bugs)
         c->inplace = 0; /* the same on every rank: same library */
     c->garbage = rng_chance(r, 1, 2);
     static const int grans[] = {2, 3, 4, 8};
@@ -1502,6 +1525,15 @@ static long layer_n(const struct call *c)
     return layer_count(c) * c->t->k;
 }
 
+/* An I-form's call, or with the same arguments its persistent form's
+ * (MPI_INFO_NULL), which issue() then starts. */
+#if HAVE_PERSISTENT
+#define NONBLOCKING(iform, init, ...)                                                         \
+    (c->persistent ? init(__VA_ARGS__, MPI_INFO_NULL, rq) : iform(__VA_ARGS__, rq))
+#else
+#define NONBLOCKING(iform, init, ...) iform(__VA_ARGS__, rq)
+#endif
+
 static void issue(struct call *c)
 {
     if (opt_over >= 0 && wrank == 0 && layer_n(c) > opt_over)
@@ -1512,138 +1544,175 @@ static void issue(struct call *c)
     MPI_Request *rq = &c->req;
     int rc = MPI_SUCCESS;
     switch (c->routine) {
-    case 2 * B_BCAST: rc = MPI_Bcast(c->rarg, c->rcount, dt, c->root, comm); break;
-    case 2 * B_BCAST + 1: rc = MPI_Ibcast(c->rarg, c->rcount, dt, c->root, comm, rq); break;
-    case 2 * B_SCATTER:
+    case NFORMS * B_BCAST: rc = MPI_Bcast(c->rarg, c->rcount, dt, c->root, comm); break;
+    case NFORMS * B_BCAST + F_NONBLOCKING:
+    case NFORMS * B_BCAST + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ibcast, MPI_Bcast_init, c->rarg, c->rcount, dt, c->root, comm);
+        break;
+    case NFORMS * B_SCATTER:
         rc = MPI_Scatter(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, c->root, comm);
         break;
-    case 2 * B_SCATTER + 1:
-        rc = MPI_Iscatter(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, c->root, comm, rq);
+    case NFORMS * B_SCATTER + F_NONBLOCKING:
+    case NFORMS * B_SCATTER + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iscatter, MPI_Scatter_init, c->sarg, c->scount, dt, c->rarg, c->rcount,
+                         dt, c->root, comm);
         break;
-    case 2 * B_SCATTERV:
+    case NFORMS * B_SCATTERV:
         rc = MPI_Scatterv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcount, dt, c->root,
                           comm);
         break;
-    case 2 * B_SCATTERV + 1:
-        rc = MPI_Iscatterv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcount, dt, c->root,
-                           comm, rq);
+    case NFORMS * B_SCATTERV + F_NONBLOCKING:
+    case NFORMS * B_SCATTERV + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iscatterv, MPI_Scatterv_init, c->sarg, c->scounts, c->sdispls, dt,
+                         c->rarg, c->rcount, dt, c->root, comm);
         break;
-    case 2 * B_GATHER:
+    case NFORMS * B_GATHER:
         rc = MPI_Gather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, c->root, comm);
         break;
-    case 2 * B_GATHER + 1:
-        rc = MPI_Igather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, c->root, comm, rq);
+    case NFORMS * B_GATHER + F_NONBLOCKING:
+    case NFORMS * B_GATHER + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Igather, MPI_Gather_init, c->sarg, c->scount, dt, c->rarg, c->rcount,
+                         dt, c->root, comm);
         break;
-    case 2 * B_GATHERV:
-        rc = MPI_Gatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls, dt, c->root,
-                         comm);
+    case NFORMS * B_GATHERV:
+        rc =
+            MPI_Gatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls, dt, c->root, comm);
         break;
-    case 2 * B_GATHERV + 1:
-        rc = MPI_Igatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls, dt, c->root,
-                          comm, rq);
+    case NFORMS * B_GATHERV + F_NONBLOCKING:
+    case NFORMS * B_GATHERV + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Igatherv, MPI_Gatherv_init, c->sarg, c->scount, dt, c->rarg,
+                         c->rcounts, c->rdispls, dt, c->root, comm);
         break;
-    case 2 * B_ALLGATHER:
+    case NFORMS * B_ALLGATHER:
         rc = MPI_Allgather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm);
         break;
-    case 2 * B_ALLGATHER + 1:
-        rc = MPI_Iallgather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm, rq);
+    case NFORMS * B_ALLGATHER + F_NONBLOCKING:
+    case NFORMS * B_ALLGATHER + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iallgather, MPI_Allgather_init, c->sarg, c->scount, dt, c->rarg,
+                         c->rcount, dt, comm);
         break;
-    case 2 * B_ALLGATHERV:
+    case NFORMS * B_ALLGATHERV:
         rc = MPI_Allgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls, dt, comm);
         break;
-    case 2 * B_ALLGATHERV + 1:
-        rc = MPI_Iallgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls, dt, comm,
-                             rq);
+    case NFORMS * B_ALLGATHERV + F_NONBLOCKING:
+    case NFORMS * B_ALLGATHERV + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iallgatherv, MPI_Allgatherv_init, c->sarg, c->scount, dt, c->rarg,
+                         c->rcounts, c->rdispls, dt, comm);
         break;
-    case 2 * B_ALLTOALL:
+    case NFORMS * B_ALLTOALL:
         rc = MPI_Alltoall(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm);
         break;
-    case 2 * B_ALLTOALL + 1:
-        rc = MPI_Ialltoall(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm, rq);
+    case NFORMS * B_ALLTOALL + F_NONBLOCKING:
+    case NFORMS * B_ALLTOALL + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ialltoall, MPI_Alltoall_init, c->sarg, c->scount, dt, c->rarg,
+                         c->rcount, dt, comm);
         break;
-    case 2 * B_ALLTOALLV:
-        rc = MPI_Alltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts, c->rdispls,
-                           dt, comm);
+    case NFORMS * B_ALLTOALLV:
+        rc = MPI_Alltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts, c->rdispls, dt,
+                           comm);
         break;
-    case 2 * B_ALLTOALLV + 1:
-        rc = MPI_Ialltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts,
-                            c->rdispls, dt, comm, rq);
+    case NFORMS * B_ALLTOALLV + F_NONBLOCKING:
+    case NFORMS * B_ALLTOALLV + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ialltoallv, MPI_Alltoallv_init, c->sarg, c->scounts, c->sdispls, dt,
+                         c->rarg, c->rcounts, c->rdispls, dt, comm);
         break;
-    case 2 * B_ALLTOALLW:
+    case NFORMS * B_ALLTOALLW:
         rc = MPI_Alltoallw(c->sarg, c->scounts, c->sdispls, c->stypes, c->rarg, c->rcounts,
                            c->rdispls, c->rtypes, comm);
         break;
-    case 2 * B_ALLTOALLW + 1:
-        rc = MPI_Ialltoallw(c->sarg, c->scounts, c->sdispls, c->stypes, c->rarg, c->rcounts,
-                            c->rdispls, c->rtypes, comm, rq);
+    case NFORMS * B_ALLTOALLW + F_NONBLOCKING:
+    case NFORMS * B_ALLTOALLW + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ialltoallw, MPI_Alltoallw_init, c->sarg, c->scounts, c->sdispls,
+                         c->stypes, c->rarg, c->rcounts, c->rdispls, c->rtypes, comm);
         break;
-    case 2 * B_REDUCE:
+    case NFORMS * B_REDUCE:
         rc = MPI_Reduce(c->sarg, c->rarg, c->scount, dt, op, c->root, comm);
         break;
-    case 2 * B_REDUCE + 1:
-        rc = MPI_Ireduce(c->sarg, c->rarg, c->scount, dt, op, c->root, comm, rq);
+    case NFORMS * B_REDUCE + F_NONBLOCKING:
+    case NFORMS * B_REDUCE + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ireduce, MPI_Reduce_init, c->sarg, c->rarg, c->scount, dt, op, c->root,
+                         comm);
         break;
-    case 2 * B_ALLREDUCE: rc = MPI_Allreduce(c->sarg, c->rarg, c->scount, dt, op, comm); break;
-    case 2 * B_ALLREDUCE + 1:
-        rc = MPI_Iallreduce(c->sarg, c->rarg, c->scount, dt, op, comm, rq);
+    case NFORMS * B_ALLREDUCE: rc = MPI_Allreduce(c->sarg, c->rarg, c->scount, dt, op, comm); break;
+    case NFORMS * B_ALLREDUCE + F_NONBLOCKING:
+    case NFORMS * B_ALLREDUCE + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iallreduce, MPI_Allreduce_init, c->sarg, c->rarg, c->scount, dt, op,
+                         comm);
         break;
-    case 2 * B_REDUCE_SCATTER:
+    case NFORMS * B_REDUCE_SCATTER:
         rc = MPI_Reduce_scatter(c->sarg, c->rarg, c->rcounts, dt, op, comm);
         break;
-    case 2 * B_REDUCE_SCATTER + 1:
-        rc = MPI_Ireduce_scatter(c->sarg, c->rarg, c->rcounts, dt, op, comm, rq);
+    case NFORMS * B_REDUCE_SCATTER + F_NONBLOCKING:
+    case NFORMS * B_REDUCE_SCATTER + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ireduce_scatter, MPI_Reduce_scatter_init, c->sarg, c->rarg, c->rcounts,
+                         dt, op, comm);
         break;
-    case 2 * B_REDUCE_SCATTER_BLOCK:
+    case NFORMS * B_REDUCE_SCATTER_BLOCK:
         rc = MPI_Reduce_scatter_block(c->sarg, c->rarg, c->rcount, dt, op, comm);
         break;
-    case 2 * B_REDUCE_SCATTER_BLOCK + 1:
-        rc = MPI_Ireduce_scatter_block(c->sarg, c->rarg, c->rcount, dt, op, comm, rq);
+    case NFORMS * B_REDUCE_SCATTER_BLOCK + F_NONBLOCKING:
+    case NFORMS * B_REDUCE_SCATTER_BLOCK + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init, c->sarg, c->rarg,
+                         c->rcount, dt, op, comm);
         break;
-    case 2 * B_SCAN: rc = MPI_Scan(c->sarg, c->rarg, c->scount, dt, op, comm); break;
-    case 2 * B_SCAN + 1: rc = MPI_Iscan(c->sarg, c->rarg, c->scount, dt, op, comm, rq); break;
-    case 2 * B_EXSCAN: rc = MPI_Exscan(c->sarg, c->rarg, c->scount, dt, op, comm); break;
-    case 2 * B_EXSCAN + 1:
-        rc = MPI_Iexscan(c->sarg, c->rarg, c->scount, dt, op, comm, rq);
+    case NFORMS * B_SCAN: rc = MPI_Scan(c->sarg, c->rarg, c->scount, dt, op, comm); break;
+    case NFORMS * B_SCAN + F_NONBLOCKING:
+    case NFORMS * B_SCAN + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iscan, MPI_Scan_init, c->sarg, c->rarg, c->scount, dt, op, comm);
         break;
-    case 2 * B_NALLGATHER:
+    case NFORMS * B_EXSCAN: rc = MPI_Exscan(c->sarg, c->rarg, c->scount, dt, op, comm); break;
+    case NFORMS * B_EXSCAN + F_NONBLOCKING:
+    case NFORMS * B_EXSCAN + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Iexscan, MPI_Exscan_init, c->sarg, c->rarg, c->scount, dt, op, comm);
+        break;
+    case NFORMS * B_NALLGATHER:
         rc = MPI_Neighbor_allgather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm);
         break;
-    case 2 * B_NALLGATHER + 1:
-        rc = MPI_Ineighbor_allgather(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm, rq);
+    case NFORMS * B_NALLGATHER + F_NONBLOCKING:
+    case NFORMS * B_NALLGATHER + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ineighbor_allgather, MPI_Neighbor_allgather_init, c->sarg, c->scount,
+                         dt, c->rarg, c->rcount, dt, comm);
         break;
-    case 2 * B_NALLGATHERV:
-        rc = MPI_Neighbor_allgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls,
-                                     dt, comm);
+    case NFORMS * B_NALLGATHERV:
+        rc = MPI_Neighbor_allgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls, dt,
+                                     comm);
         break;
-    case 2 * B_NALLGATHERV + 1:
-        rc = MPI_Ineighbor_allgatherv(c->sarg, c->scount, dt, c->rarg, c->rcounts, c->rdispls,
-                                      dt, comm, rq);
+    case NFORMS * B_NALLGATHERV + F_NONBLOCKING:
+    case NFORMS * B_NALLGATHERV + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ineighbor_allgatherv, MPI_Neighbor_allgatherv_init, c->sarg, c->scount,
+                         dt, c->rarg, c->rcounts, c->rdispls, dt, comm);
         break;
-    case 2 * B_NALLTOALL:
+    case NFORMS * B_NALLTOALL:
         rc = MPI_Neighbor_alltoall(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm);
         break;
-    case 2 * B_NALLTOALL + 1:
-        rc = MPI_Ineighbor_alltoall(c->sarg, c->scount, dt, c->rarg, c->rcount, dt, comm, rq);
+    case NFORMS * B_NALLTOALL + F_NONBLOCKING:
+    case NFORMS * B_NALLTOALL + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ineighbor_alltoall, MPI_Neighbor_alltoall_init, c->sarg, c->scount, dt,
+                         c->rarg, c->rcount, dt, comm);
         break;
-    case 2 * B_NALLTOALLV:
+    case NFORMS * B_NALLTOALLV:
         rc = MPI_Neighbor_alltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts,
                                     c->rdispls, dt, comm);
         break;
-    case 2 * B_NALLTOALLV + 1:
-        rc = MPI_Ineighbor_alltoallv(c->sarg, c->scounts, c->sdispls, dt, c->rarg, c->rcounts,
-                                     c->rdispls, dt, comm, rq);
+    case NFORMS * B_NALLTOALLV + F_NONBLOCKING:
+    case NFORMS * B_NALLTOALLV + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ineighbor_alltoallv, MPI_Neighbor_alltoallv_init, c->sarg, c->scounts,
+                         c->sdispls, dt, c->rarg, c->rcounts, c->rdispls, dt, comm);
         break;
-    case 2 * B_NALLTOALLW:
+    case NFORMS * B_NALLTOALLW:
         rc = MPI_Neighbor_alltoallw(c->sarg, c->scounts, c->sadispls, c->stypes, c->rarg,
                                     c->rcounts, c->radispls, c->rtypes, comm);
         break;
-    case 2 * B_NALLTOALLW + 1:
-        rc = MPI_Ineighbor_alltoallw(c->sarg, c->scounts, c->sadispls, c->stypes, c->rarg,
-                                     c->rcounts, c->radispls, c->rtypes, comm, rq);
+    case NFORMS * B_NALLTOALLW + F_NONBLOCKING:
+    case NFORMS * B_NALLTOALLW + F_PERSISTENT:
+        rc = NONBLOCKING(MPI_Ineighbor_alltoallw, MPI_Neighbor_alltoallw_init, c->sarg, c->scounts,
+                         c->sadispls, c->stypes, c->rarg, c->rcounts, c->radispls, c->rtypes, comm);
         break;
     }
     if (rc != MPI_SUCCESS)
         die_mpi(c, routine_names[c->routine], rc);
+    if (c->persistent)
+        CHK(c, "MPI_Start", MPI_Start(rq));
 }
 
 /* Says where byte `off` of the send or receive buffer lies: "data|hole of
@@ -1662,8 +1731,8 @@ static void locate(const struct call *c, int send, size_t off, char *where, size
         const struct dtype *t = &types[ti[b]];
         if (off >= (size_t)displ[b] && off < (size_t)displ[b] + region_bytes(t, count[b])) {
             int data = is_data_byte(t, off - (size_t)displ[b], &elem);
-            snprintf(where, size, "%s of element %ld of block %d, %d x %s",
-                     data ? "data" : "hole", elem, b, count[b], t->name);
+            snprintf(where, size, "%s of element %ld of block %d, %d x %s", data ? "data" : "hole",
+                     elem, b, count[b], t->name);
             return;
         }
     }
@@ -1756,7 +1825,7 @@ static int run_batch(int first)
     struct call calls[MAX_BATCH];
     rng_t br = {call_key(first) ^ UINT64_C(0xba7c4)};
     int n = 1;
-    if (draw_routine(first) % 2) {
+    if (draw_routine(first) % NFORMS != F_BLOCKING) {
         int u = rng_below(&br, 4);
         n = u < 2 ? 1 : u == 2 ? 2 : 3;
     }
@@ -1766,6 +1835,10 @@ static int run_batch(int first)
     int self = method >= C_WAITALL && rng_chance(&br, 1, 2);
     int self_first = rng_chance(&br, 1, 2);
     int reverse = rng_chance(&br, 1, 2);
+    for (int i = 0; i < n && mpich_inactive_persistent_bug; i++)
+        if (draw_routine(first + i) % NFORMS == F_PERSISTENT && method != C_WAIT &&
+            method != C_TEST)
+            method = C_WAITALL;
     static const char *const method_names[NCOMPLETIONS] = {"Wait", "Test", "Waitall", "Waitany",
                                                            "Testall", "Testsome"};
     if (opt_trace && wrank == 0)
@@ -1857,6 +1930,24 @@ static int run_batch(int first)
             }
             break;
         }
+        }
+        /* A persistent request stays, inactive, until freed. */
+        for (int i = 0; i < n; i++) {
+            if (!calls[i].persistent)
+                continue;
+            int kept = 0;
+            for (int k = 0; k < nreq; k++)
+                if (reqs[k] == calls[i].req) {
+                    reqs[k] = MPI_REQUEST_NULL;
+                    kept = 1;
+                }
+            if (!kept) {
+                fprintf(stderr, "sg_diffcoll: rank %d call %d: %s's persistent request did not "
+                                "stay after completion\n", wrank, first + i,
+                        routine_names[calls[i].routine]);
+                mismatches++;
+            }
+            CHK(&calls[i], "MPI_Request_free", MPI_Request_free(&calls[i].req));
         }
         for (int i = 0; i < nreq; i++)
             if (reqs[i] != MPI_REQUEST_NULL) {
@@ -2035,7 +2126,7 @@ static int select_routines(const char *list)
 {
     if (strcmp(list, "all") == 0) {
         for (int i = 0; i < NROUTINES; i++)
-            enabled[i] = 1;
+            enabled[i] = HAVE_PERSISTENT || i % NFORMS != F_PERSISTENT;
         return 1;
     }
     char *copy = strdup(list), *save = NULL;
@@ -2046,11 +2137,12 @@ static int select_routines(const char *list)
         int found = 0;
         for (int i = 0; i < NROUTINES; i++)
             if (strcasecmp(name, routine_names[i] + 4) == 0) {
-                enabled[i] = found = 1;
+                enabled[i] = found = HAVE_PERSISTENT || i % NFORMS != F_PERSISTENT;
             }
         if (!found) {
             if (wrank == 0)
-                fprintf(stderr, "sg_diffcoll: unknown routine '%s'\n", tok);
+                fprintf(stderr, "sg_diffcoll: unknown routine '%s'%s\n", tok,
+                        HAVE_PERSISTENT ? "" : " (persistent collectives: MPI 4)");
             ok = 0;
         }
     }
