@@ -4,15 +4,11 @@
  * One call of a large-count routine (MPI_Scatter_c, MPI_Igatherv_c, ...)
  * made through MPI_* (the layer's, where it is preloaded) and, on the same
  * data, through PMPI_* (the bare call): every byte of both buffers, with
- * margins either side, must agree on every rank. Its arrays are MPI_Count
- * and MPI_Aint, its layout read from the routine's row (routines.h): COUNT
- * elements a block, a V side's block i COUNT + i elements (Alltoallv's
- * between ranks r and i COUNT + r + i) at a gap of one element after the
- * one before; the root R (P - 1 unless given);
+ * margins either side, must agree on every rank. Its layout is read from
+ * the routine's row (tests/common/row_call.h, --vector its datatype with
+ * holes); the root R (P - 1 unless given);
  * --inplace: MPI_IN_PLACE where the routine takes it (at the root of a
- * rooted one); --vector: a datatype with holes (two MPI_INT, one apart: 8
- * bytes over an extent of 12), else MPI_CHAR (the reductions: MPI_INT and
- * MPI_SUM); --once: the call through MPI_* alone, which must succeed (under
+ * rooted one); --once: the call through MPI_* alone, which must succeed (under
  * the fault preload, whose PMPI_* would fail the bare call too). --gap G
  * (MPI_Gatherv_c alone): block i at displacement i G, past INT_MAX for a
  * G of 2^30 and more at P = 3, into a receive buffer only reserved (its
@@ -36,6 +32,7 @@
 
 #define TEST_PROGRAM "large_count"
 #include "against_plain.h"
+#include "row_call.h"
 
 static const struct sg_entry_points via_mpi = {
 #define VIA_MPI(Name, params, args, ...) .Name = MPI_##Name,
@@ -47,29 +44,6 @@ struct buffers {
     unsigned char *send, *recv; /* each with MARGIN bytes either side */
     size_t send_bytes, recv_bytes;
 };
-
-/* The elements a side spans on this rank. */
-static MPI_Count side_elements(enum sg_layout layout, MPI_Count count, const MPI_Count *counts,
-                               const MPI_Aint *displs)
-{
-    MPI_Count most = 0;
-    switch (layout) {
-    case SG_SIDE_SINGLE:
-        return count;
-    case SG_SIDE_REGULAR:
-        return count * procs;
-    case SG_SIDE_V:
-        for (int i = 0; i < procs; i++)
-            most = displs[i] + counts[i] > most ? displs[i] + counts[i] : most;
-        return most;
-    case SG_SIDE_PACKED:
-        for (int i = 0; i < procs; i++)
-            most += counts ? counts[i] : count;
-        return most;
-    default:
-        return 0;
-    }
-}
 
 static unsigned char *region(size_t bytes, uint32_t seed)
 {
@@ -183,55 +157,10 @@ int main(int argc, char **argv)
         return 0;
     }
     int is_root = !info->rooted || rank == root;
-
-    MPI_Datatype type = info->reduction ? MPI_INT : MPI_CHAR;
-    if (vector && !info->reduction) {
-        MPI_Type_vector(2, 1, 2, MPI_INT, &type);
-        MPI_Type_commit(&type);
-    }
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-
-    /* V sides: block i of n + i elements (Alltoallv's between ranks r and
-     * i: n + r + i, the same at both ends), a gap of one element after
-     * each */
-    MPI_Count *counts = malloc((size_t)procs * sizeof *counts);
-    MPI_Aint *displs = malloc((size_t)procs * sizeof *displs);
-    if (counts == NULL || displs == NULL)
-        fail("out of memory");
-    for (int i = 0; i < procs; i++) {
-        counts[i] = n + i + (info->pairwise ? rank : 0);
-        displs[i] = i == 0 ? 0 : displs[i - 1] + counts[i - 1] + 1;
-    }
-    /* Reduce_scatter_c (its own v-form, PACKED): counts per rank; a SINGLE
-     * side facing a V one: this rank's block of it */
-    int per_rank = info->v_form == (enum sg_routine)r && info->send == SG_SIDE_PACKED;
-    int faces_v = info->send == SG_SIDE_V || info->recv == SG_SIDE_V;
-    MPI_Count own = faces_v || per_rank ? counts[rank] : n;
-    struct sg_call c = {.routine = (enum sg_routine)r, .sendcount = own, .recvcount = own,
-                        .sendtype = type, .recvtype = type, .op = MPI_SUM, .root = root,
-                        .comm = MPI_COMM_WORLD};
-    if (info->send == SG_SIDE_V) {
-        c.sendcounts = SG_COUNTS(counts);
-        c.sdispls = SG_DISPLS(displs);
-    }
-    if (info->recv == SG_SIDE_V || per_rank)
-        c.recvcounts = SG_COUNTS(counts);
-    if (info->recv == SG_SIDE_V)
-        c.rdispls = SG_DISPLS(displs);
-    if (info->send == SG_SIDE_PACKED && !per_rank)
-        c.recvcount = n;
-
-    /* both sides' sizes as the row reads them (the in-place side keeps its
-     * buffer for the data) */
-    struct sg_call_side send, recv;
-    sg_call_sides(&c, is_root, procs, &send, &recv);
-    size_t send_bytes = (size_t)side_elements(send.layout, send.count, send.counts.wide,
-                                              send.displs.wide) * (size_t)extent;
-    size_t recv_bytes = (size_t)side_elements(recv.layout, recv.count, recv.counts.wide,
-                                              recv.displs.wide) * (size_t)extent;
-    if (info->send == SG_SIDE_PACKED) /* Reduce_scatter's result: this rank's block */
-        recv_bytes = (size_t)(per_rank ? counts[rank] : n) * (size_t)extent;
+    struct row_call rc;
+    row_call_make(&rc, (enum sg_routine)r, n, vector, root, is_root);
+    struct sg_call c = rc.call;
+    size_t send_bytes = rc.send_bytes, recv_bytes = rc.recv_bytes;
     if (recv_bytes < send_bytes && in_place && info->in_place_side == SG_IN_PLACE_SEND)
         recv_bytes = send_bytes; /* the input is in the receive buffer */
     uint32_t seed = 12345u + 977u * (uint32_t)rank;
@@ -281,10 +210,7 @@ int main(int argc, char **argv)
     free(plain_recv);
     free(send_region);
     free(recv_region);
-    free(counts);
-    free(displs);
-    if (type != MPI_CHAR && type != MPI_INT)
-        MPI_Type_free(&type);
+    row_call_free(&rc);
     MPI_Finalize();
     return 0;
 }

@@ -18,12 +18,9 @@
  * another: MPI_ERR_IN_STATUS). --remake: then the first request
  * freed (MPI_REQUEST_NULL), a new one made and started once more. Every
  * request is freed at the end.
- * Its layout is read from the routine's row (routines.h), int or MPI_Count
- * and MPI_Aint arrays by its form: COUNT elements a block, a V side's block
- * i COUNT + i elements (Alltoallv's between ranks r and i COUNT + r + i) at
- * a gap of one element after the one before; the root R (P - 1 unless
- * given); --vector: a datatype with holes (two MPI_INT, one apart), else
- * MPI_CHAR (the reductions: MPI_INT and MPI_SUM). --once: one Start through
+ * Its layout is read from the routine's row (tests/common/row_call.h,
+ * --vector its datatype with holes); the root R (P - 1 unless given).
+ * --once: one Start through
  * MPI_* alone, which must succeed (under the fault preload, whose PMPI_*
  * would fail the bare call too).
  * --gap G (MPI_Gatherv_init alone): rank i's block of COUNT + i chars at
@@ -52,6 +49,7 @@
 
 #define TEST_PROGRAM "persistent_case"
 #include "against_plain.h"
+#include "row_call.h"
 
 static const struct sg_entry_points via_mpi = {
 #define VIA_MPI(Name, params, args, ...) .Name = MPI_##Name,
@@ -76,30 +74,6 @@ static void check(int err, const char *what)
         int length;
         MPI_Error_string(err, words, &length);
         fail("%s: %s returned %d (%s)", name, what, err, words);
-    }
-}
-
-/* The elements a side spans on this rank. */
-static MPI_Count side_elements(const struct sg_call_side *side)
-{
-    MPI_Count most = 0;
-    switch (side->layout) {
-    case SG_SIDE_SINGLE:
-        return side->count;
-    case SG_SIDE_REGULAR:
-        return side->count * procs;
-    case SG_SIDE_V:
-        for (int i = 0; i < procs; i++) {
-            MPI_Count end = sg_displ_at(side->displs, i) + sg_count_at(side->counts, i);
-            most = end > most ? end : most;
-        }
-        return most;
-    case SG_SIDE_PACKED:
-        for (int i = 0; i < procs; i++)
-            most += sg_counts_given(side->counts) ? sg_count_at(side->counts, i) : side->count;
-        return most;
-    default:
-        return 0;
     }
 }
 
@@ -352,69 +326,19 @@ int main(int argc, char **argv)
         return 0;
     }
     int is_root = !info->rooted || rank == root;
-
-    MPI_Datatype type = info->reduction ? MPI_INT : MPI_CHAR;
-    if (vector && !info->reduction) {
-        MPI_Type_vector(2, 1, 2, MPI_INT, &type);
-        MPI_Type_commit(&type);
-    }
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-
-    /* V sides: block i of n + i elements (Alltoallv's between ranks r and
-     * i: n + r + i, the same at both ends), a gap of one element after
-     * each; in the form's width */
-    int *counts = malloc((size_t)procs * sizeof *counts);
-    int *displs = malloc((size_t)procs * sizeof *displs);
-    MPI_Count *wide_counts = malloc((size_t)procs * sizeof *wide_counts);
-    MPI_Aint *wide_displs = malloc((size_t)procs * sizeof *wide_displs);
-    if (counts == NULL || displs == NULL || wide_counts == NULL || wide_displs == NULL)
-        fail("out of memory");
-    for (int i = 0; i < procs; i++) {
-        counts[i] = (int)n + i + (info->pairwise ? rank : 0);
-        displs[i] = i == 0 ? 0 : displs[i - 1] + counts[i - 1] + 1;
-        wide_counts[i] = counts[i];
-        wide_displs[i] = displs[i];
-    }
-    struct sg_counts the_counts = large ? SG_COUNTS(wide_counts) : SG_COUNTS(counts);
-    struct sg_displs_array the_displs = large ? SG_DISPLS(wide_displs) : SG_DISPLS(displs);
-    /* Reduce_scatter (its own v-form, PACKED): counts per rank; a SINGLE
-     * side facing a V one: this rank's block of it */
-    int per_rank = sg_blocking_form(info->v_form) == sg_blocking_form((enum sg_routine)r) &&
-                   info->send == SG_SIDE_PACKED;
-    int faces_v = info->send == SG_SIDE_V || info->recv == SG_SIDE_V;
-    MPI_Count own = faces_v || per_rank ? counts[rank] : n;
-    struct sg_call c = {.routine = (enum sg_routine)r, .sendcount = own, .recvcount = own,
-                        .sendtype = type, .recvtype = type, .op = MPI_SUM, .root = root,
-                        .comm = MPI_COMM_WORLD};
-    if (info->send == SG_SIDE_V) {
-        c.sendcounts = the_counts;
-        c.sdispls = the_displs;
-    }
-    if (info->recv == SG_SIDE_V || per_rank)
-        c.recvcounts = the_counts;
-    if (info->recv == SG_SIDE_V)
-        c.rdispls = the_displs;
-    if (info->send == SG_SIDE_PACKED && !per_rank)
-        c.recvcount = n;
-
-    struct sg_call_side send, recv;
-    sg_call_sides(&c, is_root, procs, &send, &recv);
-    size_t send_bytes = (size_t)side_elements(&send) * (size_t)extent;
-    size_t recv_bytes = (size_t)side_elements(&recv) * (size_t)extent;
-    if (info->send == SG_SIDE_PACKED) /* Reduce_scatter's result: this rank's block */
-        recv_bytes = (size_t)(per_rank ? counts[rank] : n) * (size_t)extent;
+    struct row_call rc;
+    row_call_make(&rc, (enum sg_routine)r, n, vector, root, is_root);
 
     struct instance ins[8];
     for (int k = 0; k < k_count; k++) {
         struct instance *in = &ins[k];
-        in->send_bytes = send_bytes;
-        in->recv_bytes = recv_bytes;
-        in->send = region(send_bytes);
-        in->recv = region(recv_bytes);
-        in->plain_send = region(send_bytes);
-        in->plain_recv = region(recv_bytes);
-        in->call = in->plain = c;
+        in->send_bytes = rc.send_bytes;
+        in->recv_bytes = rc.recv_bytes;
+        in->send = region(rc.send_bytes);
+        in->recv = region(rc.recv_bytes);
+        in->plain_send = region(rc.send_bytes);
+        in->plain_recv = region(rc.recv_bytes);
+        in->call = in->plain = rc.call;
         in->call.sendbuf = in->send + MARGIN;
         in->call.recvbuf = in->recv + MARGIN;
         in->plain.sendbuf = in->plain_send + MARGIN;
@@ -449,12 +373,7 @@ int main(int argc, char **argv)
                name, n, procs, root, vector ? " vector" : "", starts, starts == 1 ? "" : "s",
                k_count, k_count == 1 ? "" : "s", remake ? " (one remade)" : "",
                once ? "returned MPI_SUCCESS" : "every byte as the bare call's on every rank");
-    free(counts);
-    free(displs);
-    free(wide_counts);
-    free(wide_displs);
-    if (type != MPI_CHAR && type != MPI_INT)
-        MPI_Type_free(&type);
+    row_call_free(&rc);
     MPI_Finalize();
     return 0;
 }
