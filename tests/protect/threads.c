@@ -3,8 +3,10 @@
  * W1-A communicator cache and its table of non-blocking requests are shared
  * by both. Per iteration each thread runs a blocking MPI_Allgather (W1-B),
  * an MPI_Gather (W1-A), and an MPI_Igather completed by MPI_Wait and one
- * by MPI_Test polling (W1-B behind a generalized request), all checked
- * element by element. Exit 0, 1 on wrong data or an error, 77 when the MPI
+ * by MPI_Test polling (W1-B behind a generalized request), and with an MPI 4
+ * library starts its one MPI_Allgather_init (W1-B behind the layer's
+ * carrier), completed by MPI_Wait and by MPI_Test polling in turn, all
+ * checked element by element. Exit 0, 1 on wrong data or an error, 77 when the MPI
  * does not provide MPI_THREAD_MULTIPLE. */
 #include <mpi.h>
 #include <pthread.h>
@@ -44,6 +46,14 @@ static void *work(void *argument)
     MPI_Comm_rank(w->comm, &rank);
     MPI_Comm_size(w->comm, &procs);
     int *mine = malloc(COUNT * sizeof *mine), *all = malloc((size_t)procs * COUNT * sizeof *all);
+#if MPI_VERSION >= 4
+    /* the persistent call's arguments are fixed at its _init: `mine` and
+     * `all` hold each Start's data */
+    MPI_Request persistent = MPI_REQUEST_NULL;
+    if (MPI_Allgather_init(mine, COUNT, MPI_INT, all, COUNT, MPI_INT, w->comm, MPI_INFO_NULL,
+                           &persistent) != MPI_SUCCESS)
+        w->failures++;
+#endif
     for (int k = 0; k < ITERATIONS && !w->failures; k++) {
         for (int i = 0; i < COUNT; i++)
             mine[i] = value(w->id, rank, k, i);
@@ -72,7 +82,25 @@ static void *work(void *argument)
             }
         if (rank == root)
             w->failures += check(w, all, procs, k, "MPI_Igather + MPI_Test");
+#if MPI_VERSION >= 4
+        for (int i = 0; i < COUNT; i++)
+            mine[i] = value(w->id, rank, k, i);
+        if (MPI_Start(&persistent) != MPI_SUCCESS)
+            w->failures++;
+        for (flag = k % 2 == 0; !flag;)
+            if (MPI_Test(&persistent, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                w->failures++;
+                break;
+            }
+        if (k % 2 == 0 && MPI_Wait(&persistent, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            w->failures++;
+        w->failures += check(w, all, procs, k, "MPI_Allgather_init + MPI_Start");
+#endif
     }
+#if MPI_VERSION >= 4
+    if (MPI_Request_free(&persistent) != MPI_SUCCESS)
+        w->failures++;
+#endif
     free(mine);
     free(all);
     return NULL;
