@@ -241,8 +241,20 @@ static int same_collective(const struct sg_watch_view *a, const struct sg_watch_
            strcmp(b->routine, a->routine) == 0;
 }
 
+/* Whether rank b has left a's collective already: the last collective it
+ * left is this one (a root's peer whose part was sent, a neighbour whose
+ * own blocks were done), so a waits for nothing of it. The same routine and
+ * call number on the same id, as same_collective: two communicators of the
+ * same members share an id (a Cartesian ring of the world's ranks, and the
+ * world), each counting its own calls. */
+static int left_collective(const struct sg_watch_view *a, const struct sg_watch_view *b)
+{
+    return b->kind != SG_WATCH_MISSING && b->last_comm == a->comm && b->last_call == a->call &&
+           strcmp(b->last_routine, a->routine) == 0;
+}
+
 /* Whether rank a, in a blocking call, waits for rank b: a member of a's
- * collective that is not in it; the peer of a send that is not receiving
+ * collective that is not in it, nor has left it; the peer of a send that is not receiving
  * it; the named source of a receive that is not sending to it. */
 static int waits_for(const struct sg_watch_view *views, int a, int b)
 {
@@ -251,7 +263,8 @@ static int waits_for(const struct sg_watch_view *views, int a, int b)
         return 0;
     switch (va->kind) {
     case SG_WATCH_COLLECTIVE:
-        return va->members[0] && sg_ranges_contain(va->members, b) && !same_collective(va, vb);
+        return va->members[0] && sg_ranges_contain(va->members, b) &&
+               !same_collective(va, vb) && !left_collective(va, vb);
     case SG_WATCH_SEND:
     case SG_WATCH_RECV:
     case SG_WATCH_SENDRECV:
@@ -330,14 +343,17 @@ static int collective_cause(struct text *t, const struct sg_watch_view *views, i
     if (!r->members[0])
         return 0;
     int *other = malloc((size_t)procs * sizeof *other), *absent = malloc((size_t)procs * sizeof *absent);
-    int others = 0, absents = 0, named = 0;
-    if (other == NULL || absent == NULL)
+    int *left = malloc((size_t)procs * sizeof *left);
+    int others = 0, absents = 0, lefts = 0, named = 0;
+    if (other == NULL || absent == NULL || left == NULL)
         goto out;
     for (int b = 0; b < procs; b++) {
         if (b == reporter || !sg_ranges_contain(r->members, b) || same_collective(r, &views[b]))
             continue;
         if (views[b].kind == SG_WATCH_COLLECTIVE && views[b].comm == r->comm)
             other[others++] = b;
+        else if (left_collective(r, &views[b]))
+            left[lefts++] = b;
         else
             absent[absents++] = b;
     }
@@ -380,9 +396,16 @@ static int collective_cause(struct text *t, const struct sg_watch_view *views, i
         put(t, "%s\n", absents > 16 ? "; ..." : "");
         named = 1;
     }
+    if (lefts > 0) { /* not a cause: said, so that no one looks there */
+        put(t, LINE);
+        put_ranks(t, left, lefts);
+        put(t, " of its communicator %s left %s (call %" PRIu64 ") already\n",
+            lefts > 1 ? "have" : "has", r->routine, r->call);
+    }
 out:
     free(other);
     free(absent);
+    free(left);
     return named;
 }
 
@@ -451,8 +474,8 @@ int sg_watch_diagnose(const struct sg_watch_view *views, int procs, int reporter
     if (!named)
         put(&t, LINE "cause: not found in the states: %s\n",
             r->kind == SG_WATCH_COLLECTIVE
-                ? "every member is in this call, so it waits inside the MPI (a hang of the MPI, "
-                  "or a slow call)"
+                ? "every member is in this call or has left it, so it waits inside the MPI (a "
+                  "hang of the MPI, or a slow call)"
                 : "no rank it waits for is known to be elsewhere");
     return (int)t.at;
 }

@@ -180,7 +180,40 @@ static void collectives(void)
     for (int r = 0; r < 4; r++)
         four[r] = state(r, 4, SG_WATCH_COLLECTIVE, "MPI_Allreduce", 2);
     CHECK_SAYS(diagnose(four, 4, 3), "cause: not found in the states: every member is in this "
-                                     "call, so it waits inside the MPI");
+                                     "call or has left it, so it waits inside the MPI");
+    /* ranks that left the root's Gatherv already (their blocks sent) are
+     * not what it waits for: the one that never came is */
+    for (int r = 0; r < 4; r++) {
+        four[r] = state(r, 4, r == 0 ? SG_WATCH_COLLECTIVE : SG_WATCH_OUTSIDE,
+                        r == 0 ? "MPI_Gatherv" : "", r == 0 ? 2 : 0);
+        four[r].last_comm = WORLD;
+        four[r].last_call = r == 3 ? 1 : 2;
+        snprintf(four[r].last_routine, sizeof four[r].last_routine, "%s",
+                 r == 3 ? "MPI_Barrier" : "MPI_Gatherv");
+    }
+    CHECK_SAYS(diagnose(four, 4, 0), "cause: rank 3 of its communicator is not in MPI_Gatherv "
+                                     "(call 2): rank 3 is not in MPI, for 3.0 s, after "
+                                     "MPI_Barrier (call 1) on it\n");
+    CHECK_SAYS(report, "ranks 1-2 of its communicator have left MPI_Gatherv (call 2) already\n");
+    /* one that left it and now receives from the root makes no cycle with it */
+    struct sg_watch_view gone_on = receiving(1, 4, 0, 4);
+    gone_on.last_comm = WORLD;
+    gone_on.last_call = 2;
+    snprintf(gone_on.last_routine, sizeof gone_on.last_routine, "MPI_Gatherv");
+    four[1] = gone_on;
+    diagnose(four, 4, 0);
+    CHECK(strstr(report, "cycle") == NULL);
+    four[1].last_call = 1; /* not yet in it: then it is one */
+    CHECK_SAYS(diagnose(four, 4, 0), "cause: deadlock, a cycle of blocking calls: rank 0 "
+                                     "(MPI_Gatherv) waits for rank 1 (MPI_Recv)");
+    four[1] = gone_on;
+    /* every other rank left it: inside the MPI */
+    four[3].last_call = 2;
+    snprintf(four[3].last_routine, sizeof four[3].last_routine, "MPI_Gatherv");
+    CHECK_SAYS(diagnose(four, 4, 0), "ranks 1-3 of its communicator have left MPI_Gatherv (call "
+                                     "2) already\n");
+    CHECK_SAYS(report, "cause: not found in the states: every member is in this call or has "
+                       "left it");
 }
 
 static void chains(void)
