@@ -81,17 +81,16 @@ static int narrow_displs(struct sg_displs_array a, int procs, int *into,
 int sg_call_narrow(const struct sg_call *c, int procs, int *ints, struct sg_call *narrow)
 {
     int form = sg_in_count_form(c->routine, 0);
-    struct sg_call n = *c;
-    /* displacements the int form takes as MPI_Aint stay (Neighbor_alltoallw) */
-    const struct sg_displs_array kept = {0};
+    struct sg_call n = *c; /* its displacements stay where the int form takes MPI_Aint
+                            * ones too (Neighbor_alltoallw) */
     int aint = form >= 0 && sg_displs_are_aint((enum sg_routine)form);
     if (!fits_int(c->sendcount) || !fits_int(c->recvcount) || form < 0 ||
         narrow_counts(c->sendcounts, procs, ints, &n.sendcounts) != 0 ||
-        narrow_displs(aint ? kept : c->sdispls, procs, ints ? ints + procs : NULL,
-                      &n.sdispls) != 0 ||
+        (!aint &&
+         narrow_displs(c->sdispls, procs, ints ? ints + procs : NULL, &n.sdispls) != 0) ||
         narrow_counts(c->recvcounts, procs, ints ? ints + 2 * procs : NULL, &n.recvcounts) != 0 ||
-        narrow_displs(aint ? kept : c->rdispls, procs, ints ? ints + 3 * procs : NULL,
-                      &n.rdispls) != 0)
+        (!aint &&
+         narrow_displs(c->rdispls, procs, ints ? ints + 3 * procs : NULL, &n.rdispls) != 0))
         return -1;
     n.routine = (enum sg_routine)form;
     if (narrow)
