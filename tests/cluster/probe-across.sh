@@ -14,7 +14,8 @@
 #             host) passes up to the largest size; over 2 nodes that size
 #             fails, a search of its own finds 992 there: an entry with
 #             nodes = 2, the report says differs; the journal replayed runs
-#             nothing and writes the same INI.
+#             nothing and writes the same INI. P = 2 too, on one node only
+#             (--spread-procs 4): no search of P = 2 over 2 nodes.
 #   campaign  `differs` over 2 and 4 nodes at P = 2 and 4 as a campaign
 #             (--launcher slurm --max-jobs 3): the spread searches wait for
 #             their one-node search; entries with nodes = 2 (P = 2 and 4) and
@@ -37,7 +38,7 @@ fail() {
 procs=4 spreads=1,2,4 more=()
 case $case in
   same) ;;
-  differs) spreads=1,2 more=(--bench-env "SCALEGUARD_FAULT_HOST=${hosts[1]}") ;;
+  differs) procs=2,4 spreads=1,2 more=(--bench-env "SCALEGUARD_FAULT_HOST=${hosts[1]}" --spread-procs 4) ;;
   campaign) procs=2,4 more=(--bench-env "SCALEGUARD_FAULT_HOST=${hosts[1]}" --launcher slurm) ;;
   *) echo "probe-across.sh: unknown case $case" >&2; exit 2 ;;
 esac
@@ -114,6 +115,11 @@ case $case in
       spread_hosts_ok "$nodes"
     done
     expected=1                                   # P = 4 over 2 nodes
+    if [[ $case == differs ]]; then
+      grep -q '^probe: MPI_Allgather: P=2 over 2 nodes: not in --spread-procs$' "$work/probe.out" ||
+        fail "P = 2 over 2 nodes not said to be left out"
+      [[ -z $(search_outcome 2 2) ]] || fail "a search of P = 2 over 2 nodes: $(search_outcome 2 2)"
+    fi
     [[ $case == differs ]] || expected=3 # and over 4, and P = 2 over 2 (P = 2 cannot spread over 4)
     ((ini_sections == expected)) || fail "$ini_sections MPI_Allgather sections, expected $expected"
     ((ini_sections == $(grep -c '^bound = 992' "$work/out.ini"))) || fail "a bound other than 992"
