@@ -22,10 +22,11 @@ With --full, runs the tester (scaleguard-probe, s = 1, local launcher) on all
 and 2, doubling from n = 1, and writes the bounds INI; the journal goes to
 results/probe-MPI/state (default) and the report (scaleguard-report) to
 results/probe-MPI. Hours: run it alone on the machine, and again after a stop
-(it resumes from the journal). With --spread too, each search at P = 4 again
-with its ranks spread over 2 and 4 nodes (scaleguard-probe --nodes 1,2,4
---spread-procs 4: two ranks a node, then one; each such search is a job or
-two at the one-node search's largest sizes, through TCP), on the
+(it resumes from the journal). With --spread too, each search at P = 4 of the
+int-count routines and their I-forms again with its ranks spread over 2 and 4
+nodes (scaleguard-probe --nodes 1,2,4 --spread-procs 4 --spread-collective
+...: two ranks a node, then one; each such search is a job or two at the
+one-node search's largest sizes, through TCP), on the
 cluster of SCALEGUARD_CLUSTER_SSH / SCALEGUARD_CLUSTER_HOSTS, or on one of four
 nodes it starts (jobs/local-slurm.sh, as root) and stops; its jobs join the
 same journal (the one-node jobs are all reused).
@@ -141,7 +142,11 @@ if [[ -n $only && -f $output ]]; then cp "$output" "$work"; else echo '[platform
 # own (its prefix and ports apart from the tests' clusters), stopped at exit.
 spread_args=()
 if ((spread)); then
-  spread_args=(--nodes "1,2,4" --spread-procs 4)
+  # the int-count routines and their I-forms (a large-count or persistent
+  # form's search on one node starts from one of these; spread, each would
+  # add its jobs at the largest sizes through TCP, hours more)
+  spread_args=(--nodes "1,2,4" --spread-procs 4 --spread-collective
+    "$("$bin/scaleguard-ini" routines | awk '$1 !~ /(_c|_init)$/ { print $1 }' | paste -sd,)")
   if [[ -z ${SCALEGUARD_CLUSTER_SSH:-} ]]; then
     cluster_prefix=/run/scaleguard-spread-$mpi
     local_slurm=$root/jobs/local-slurm.sh

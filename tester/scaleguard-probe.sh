@@ -64,7 +64,7 @@ Usage: scaleguard-probe --collective NAME[,NAME...]|all --procs P[,P...] --type-
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
                         [--refine bisect|linear] [--state DIR] [--max-jobs K]
                         [--nodes N[,N...]] [--spread-procs P[,P...]]
-                        [--bench-preload LIB]...
+                        [--spread-collective NAME[,NAME...]] [--bench-preload LIB]...
                         [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB]
        scaleguard-probe --help | --version
 
@@ -118,6 +118,8 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --spread-procs P,...  the P of the searches at N > 1 (default: every P of
                       --procs; each is a job at the largest sizes, through
                       the network transport)
+  --spread-collective NAMES  the routines searched at N > 1 (default: all of
+                      --collective)
   --max-jobs K        with --launcher slurm: the searches (routine x form x
                       P x spread) run at once, at most K jobs in flight, each
                       job asking Slurm for the memory its prediction gives
@@ -166,7 +168,7 @@ launchers=$prefix/libexec/scaleguard
 
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
 # The spreads: each search's jobs ask for that many nodes (check_world).
-nodes_list=1 nodes=1 spread_procs_list=''
+nodes_list=1 nodes=1 spread_procs_list='' spread_collective=''
 max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
 max_jobs=1
 preloads=() bench_envs=() w4=1 layer=''
@@ -183,7 +185,8 @@ while (($#)); do
     --no-w4) w4=0; shift; continue ;;
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
-      --bench-preload | --layer | --bench-env | --max-jobs | --nodes | --spread-procs) ;;
+      --bench-preload | --layer | --bench-env | --max-jobs | --nodes | --spread-procs | \
+      --spread-collective) ;;
     *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
@@ -206,6 +209,7 @@ while (($#)); do
     --max-jobs) max_jobs=$value ;;
     --nodes) nodes_list=$value ;;
     --spread-procs) spread_procs_list=$value ;;
+    --spread-collective) spread_collective=$value ;;
     --bench-preload) preloads+=("$value") ;;
     --layer) layer=$value ;;
     --bench-env)
@@ -289,6 +293,10 @@ else
     [[ -n ${irregular[$each]:-} ]] || die_usage "unknown collective '$each'"
   done
 fi
+IFS=, read -ra spread_routines <<<"$spread_collective"
+for each in "${spread_routines[@]}"; do
+  [[ -n ${irregular[$each]:-} ]] || die_usage "--spread-collective: unknown collective '$each'"
+done
 # Past INT_MAX only the large-count routines take a count.
 if ((max_count > INT_MAX)); then
   for each in "${routines[@]}"; do
@@ -1377,13 +1385,16 @@ spread_search() {
   search_done "${classified[*]} failure=$at_fail, as on 1 node"
 }
 
-# spread_excludes P N: whether no search runs at P over N nodes: P ranks
-# cannot spread over N, or N > 1 and P is not one of --spread-procs (said).
+# spread_excludes P N: whether no search of `routine` runs at P over N
+# nodes: P ranks cannot spread over N, or N > 1 and P is not one of
+# --spread-procs, or the routine not one of --spread-collective (said).
 spread_excludes() {
   if (($1 < $2)); then
     echo "probe: $routine: P=$1 cannot spread over $2 nodes: no search there"
   elif (($2 > 1)) && [[ -n $spread_procs_list && ,$spread_procs_list, != *,$1,* ]]; then
     echo "probe: $routine: P=$1 over $2 nodes: not in --spread-procs"
+  elif (($2 > 1)) && [[ -n $spread_collective && ,$spread_collective, != *,$routine,* ]]; then
+    echo "probe: $routine: P=$1 over $2 nodes: not in --spread-collective"
   else
     return 1
   fi
