@@ -102,9 +102,10 @@ struct sg_call {
  * a persistent call's plan is in its I-form (persistent_plan). */
 static inline enum sg_routine sg_called(const struct sg_call *c)
 {
-    if (c->persistent_plan)
-        return (enum sg_routine)sg_form_like(c->routine, 0, sg_is_large_count(c->routine), 1);
-    return c->routine;
+    int form = c->persistent_plan
+                   ? sg_form_like(c->routine, 0, sg_is_large_count(c->routine), 1)
+                   : -1;
+    return form >= 0 ? (enum sg_routine)form : c->routine;
 }
 
 /* SG_COLLECTIVES(X) expands X(Name, (parameters), (arguments from a
