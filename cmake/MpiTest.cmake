@@ -126,7 +126,7 @@ set(SG_MPI_WILD_ACCESS "${SG_MPI_SEGV}|process_vm_readv.* returned -1: Bad addre
 #                      [REDUCE_SCATTER_BOUND <n>] [ENTRY_EXTRA <text>] [COMMENT <text>])
 # Writes a bounds INI with a class G entry for each collective
 # (the rows of detectors/routines.h: each family's blocking and I-form, and its
-# persistent form where the MPI has them), all
+# large-count and persistent forms where the MPI has them), all
 # with the same trigger, bound and workaround; Reduce_scatter(_block) with
 # REDUCE_SCATTER_BOUND where given (their n is the whole vector). The tests
 # that make a workaround fire on almost every call share it.
@@ -147,8 +147,15 @@ function(sg_every_routine_ini file)
     if(I_REDUCE_SCATTER_BOUND AND blocking MATCHES "^Reduce_scatter")
       set(bound ${I_REDUCE_SCATTER_BOUND})
     endif()
+    list(GET names 1 nonblocking)
     if(SCALEGUARD_HAVE_PERSISTENT)
       list(APPEND names ${blocking}_init)
+    endif()
+    if(SCALEGUARD_HAVE_LARGE_COUNT)
+      list(APPEND names ${blocking}_c ${nonblocking}_c)
+      if(SCALEGUARD_HAVE_PERSISTENT)
+        list(APPEND names ${blocking}_init_c)
+      endif()
     endif()
     foreach(name IN LISTS names)
       string(APPEND ini "\n[MPI_${name}]\nclass = G\ntrigger = ${I_TRIGGER}\nbound = ${bound}\n"

@@ -55,6 +55,22 @@
  *   iscatter_in_place_vector, ibcast_own_types, igather_vector_root,
  *   iallgather_own_types, ialltoall_own_types, ialltoallw_own_types
  *                            the cases above as I-forms
+ *   scan_noncommutative      Scan of 8 2x2 integer matrices by the matrix
+ *                            product (the prefix's order matters)
+ *   neighbor_allgather_own_types  Neighbor_allgather of 12 doubles over a
+ *                            periodic ring (MPI_Cart_create), odd ranks in
+ *                            contiguous(3 doubles)
+ *   neighbor_alltoallv_own_types  Neighbor_alltoallv over a distributed
+ *                            graph of unequal degrees (rank r sends to
+ *                            r + 1 and r + 2, receives from r - 1 and
+ *                            r - 2, and rank 0 to rank 3 too), 2 (r + j +
+ *                            1) doubles a block, rank 1 sending pairs
+ *   ineighbor_alltoallw_own_types  Ineighbor_alltoallw over that graph, each
+ *                            block in its own datatype (doubles or pairs)
+ *   allgather_init_own_types  allgather_own_types through MPI_Allgather_init
+ *                            and one MPI_Start (MPI 4 libraries)
+ *   scatter_c_in_place_vector  scatter_in_place_vector through MPI_Scatter_c
+ *                            (libraries with large-count functions)
  *
  * Output: "sg_transparency: CASE same" from rank 0 per case, on standard
  * error (where the layer's words go, for the tests to read both). On a
@@ -492,6 +508,134 @@ static void gatherv_zero(struct setup *s)
     s->recv_at = rank == 0 ? 0 : NONE;
 }
 
+static void scan_noncommutative(struct setup *s)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous(4, MPI_UINT32_T, &t);
+    expected_type = t = commit(t, s);
+    MPI_Op_create(matrix_product, 0, &s->op);
+    s->call = (struct sg_call){.routine = SG_MPI_Scan, .sendcount = 8, .sendtype = t,
+                               .op = s->op, .root = -1, .comm = MPI_COMM_WORLD};
+    s->send_bytes = s->recv_bytes = 8 * 16;
+    s->send_at = s->recv_at = 0;
+}
+
+/* The neighbourhoods, made on first use: a periodic ring, and a graph of
+ * unequal degrees (r to r + 1 and r + 2, and 0 to 3: rank 3 has three in,
+ * rank 0 three out). */
+static MPI_Comm ring = MPI_COMM_NULL, graph = MPI_COMM_NULL;
+static int graph_out[3], graph_in[3], graph_outs, graph_ins;
+
+static void make_neighbourhoods(void)
+{
+    if (ring != MPI_COMM_NULL)
+        return;
+    int periodic = 1;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, &procs, &periodic, 0, &ring);
+    graph_outs = graph_ins = 0;
+    for (int k = 1; k <= 2; k++) {
+        graph_out[graph_outs++] = (rank + k) % procs;
+        graph_in[graph_ins++] = (rank - k + procs) % procs;
+    }
+    if (rank == 0)
+        graph_out[graph_outs++] = 3;
+    if (rank == 3)
+        graph_in[graph_ins++] = 0;
+    int weights[3] = {1, 1, 1}; /* not MPI_UNWEIGHTED: gcc 12 reads Open MPI's as int[0] */
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, graph_ins, graph_in, weights, graph_outs,
+                                   graph_out, weights, MPI_INFO_NULL, 0, &graph);
+}
+
+static void neighbor_allgather_own_types(struct setup *s)
+{
+    make_neighbourhoods();
+    int odd = rank % 2;
+    MPI_Datatype t = odd ? doubles(3, s) : MPI_DOUBLE;
+    int count = odd ? 4 : 12;
+    s->call = (struct sg_call){.routine = SG_MPI_Neighbor_allgather, .sendcount = count,
+                               .sendtype = t, .recvcount = count, .recvtype = t, .root = -1,
+                               .comm = ring};
+    s->send_bytes = 12 * D;
+    s->recv_bytes = 2 * 12 * D; /* two neighbours */
+    s->send_at = s->recv_at = 0;
+}
+
+/* The block between ranks i and j: 2 (i + j + 1) doubles. */
+static int pair_block(int i, int j) { return 2 * (i + j + 1); }
+
+static void neighbor_alltoallv_own_types(struct setup *s)
+{
+    make_neighbourhoods();
+    int pairs = rank == 1, sent = 0, received = 0;
+    for (int k = 0; k < graph_outs; k++) {
+        scounts[k] = pair_block(rank, graph_out[k]) / (pairs ? 2 : 1);
+        sdispls[k] = sent;
+        sent += scounts[k];
+    }
+    for (int k = 0; k < graph_ins; k++) {
+        counts[k] = pair_block(graph_in[k], rank);
+        displs[k] = received + 1; /* a gap of one element before each */
+        received += counts[k] + 1;
+    }
+    s->call = (struct sg_call){.routine = SG_MPI_Neighbor_alltoallv,
+                               .sendcounts = SG_COUNTS(scounts), .sdispls = SG_DISPLS(sdispls),
+                               .sendtype = pairs ? doubles(2, s) : MPI_DOUBLE,
+                               .recvcounts = SG_COUNTS(counts), .rdispls = SG_DISPLS(displs),
+                               .recvtype = MPI_DOUBLE, .root = -1, .comm = graph};
+    s->send_bytes = (size_t)sent * (pairs ? 2 : 1) * D;
+    s->recv_bytes = (size_t)received * D;
+    s->send_at = s->recv_at = 0;
+}
+
+static MPI_Aint wide_sdispls[64], wide_rdispls[64];
+
+static void ineighbor_alltoallw_own_types(struct setup *s)
+{
+    make_neighbourhoods();
+    MPI_Datatype pairs = doubles(2, s);
+    MPI_Aint sent = 0, received = 0;
+    for (int k = 0; k < graph_outs; k++) {
+        int as_pairs = (rank + graph_out[k]) % 2, n = pair_block(rank, graph_out[k]);
+        scounts[k] = n / (as_pairs ? 2 : 1);
+        stypes[k] = as_pairs ? pairs : MPI_DOUBLE;
+        wide_sdispls[k] = sent;
+        sent += n * (MPI_Aint)D;
+    }
+    for (int k = 0; k < graph_ins; k++) { /* the other end's type, 8 bytes apart */
+        int as_pairs = (graph_in[k] + rank + 1) % 2, n = pair_block(graph_in[k], rank);
+        counts[k] = n / (as_pairs ? 2 : 1);
+        rtypes[k] = as_pairs ? pairs : MPI_DOUBLE;
+        wide_rdispls[k] = received;
+        received += n * (MPI_Aint)D + 8;
+    }
+    s->call = (struct sg_call){.routine = SG_MPI_Ineighbor_alltoallw,
+                               .sendcounts = SG_COUNTS(scounts),
+                               .sdispls = SG_DISPLS(wide_sdispls), .sendtypes = stypes,
+                               .sendtype = MPI_DATATYPE_NULL, .recvcounts = SG_COUNTS(counts),
+                               .rdispls = SG_DISPLS(wide_rdispls), .recvtypes = rtypes,
+                               .recvtype = MPI_DATATYPE_NULL, .root = -1, .comm = graph};
+    s->send_bytes = (size_t)sent;
+    s->recv_bytes = (size_t)received;
+    s->send_at = s->recv_at = 0;
+}
+
+#if SCALEGUARD_PERSISTENT
+static void allgather_init_own_types(struct setup *s)
+{
+    allgather_own_types(s);
+    s->call.routine = SG_MPI_Allgather_init;
+    s->call.info = MPI_INFO_NULL;
+}
+#endif
+
+#if SCALEGUARD_LARGE_COUNT
+static void scatter_c_in_place_vector(struct setup *s)
+{
+    scatter_in_place_vector(s);
+    s->call.routine = SG_MPI_Scatter_c;
+}
+#endif
+
 static MPI_Comm intercomm = MPI_COMM_NULL;
 
 static void bcast_intercomm(struct setup *s)
@@ -569,7 +713,15 @@ static const struct {
     CASE(gatherv_zero),            CASE(bcast_intercomm),      CASE(iscatter_in_place_vector),
     CASE(ibcast_own_types),        CASE(igather_vector_root),  CASE(iallgather_own_types),
     CASE(ialltoall_own_types),     CASE(alltoallw_own_types),  CASE(alltoallw_in_place_own_types),
-    CASE(ialltoallw_own_types),    CASE(alltoallw_intercomm),
+    CASE(ialltoallw_own_types),    CASE(alltoallw_intercomm),  CASE(scan_noncommutative),
+    CASE(neighbor_allgather_own_types), CASE(neighbor_alltoallv_own_types),
+    CASE(ineighbor_alltoallw_own_types),
+#if SCALEGUARD_PERSISTENT
+    CASE(allgather_init_own_types),
+#endif
+#if SCALEGUARD_LARGE_COUNT
+    CASE(scatter_c_in_place_vector),
+#endif
 #undef CASE
 };
 #define CASES (sizeof cases / sizeof *cases)
@@ -588,14 +740,22 @@ static void call_through(const struct sg_entry_points *table, struct sg_call *c,
     MPI_Request request;
     c->sendbuf = region_at(send, s->send_at);
     c->recvbuf = region_at(recv, s->recv_at); /* Bcast's one buffer too */
-    if (table == &sg_pmpi) {
+    int persistent = sg_is_persistent(c->routine);
+    if (table == &sg_pmpi) { /* a persistent call's plain one: its blocking form */
+        if (persistent)
+            c->routine = (enum sg_routine)sg_form_with(c->routine, 0,
+                                                       sg_is_large_count(c->routine));
         run_plain(c);
         return;
     }
-    c->request = sg_is_nonblocking(c->routine) ? &request : NULL;
+    c->request = sg_is_nonblocking(c->routine) || persistent ? &request : NULL;
     int err = sg_call_invoke(table, c);
+    if (err == MPI_SUCCESS && persistent)
+        err = MPI_Start(&request);
     if (err == MPI_SUCCESS && c->request != NULL)
         err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (err == MPI_SUCCESS && persistent)
+        err = MPI_Request_free(&request);
     if (err != MPI_SUCCESS)
         fail("%s through MPI_* failed (%d)", sg_routines[c->routine].name, err);
 }
@@ -658,6 +818,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     if (procs != 4)
         fail("runs at P = 4 (the cases' types are per rank), not %d", procs);
+    for (int a = 1; a < argc; a++) {
+        size_t i = 0;
+        while (i < CASES && strcmp(argv[a], cases[i].name) != 0)
+            i++;
+        if (i == CASES)
+            fail("no case %s in this build", argv[a]);
+    }
     for (size_t i = 0; i < CASES; i++) {
         int chosen = argc == 1;
         for (int a = 1; a < argc; a++)
@@ -667,6 +834,10 @@ int main(int argc, char **argv)
     }
     if (intercomm != MPI_COMM_NULL)
         MPI_Comm_free(&intercomm);
+    if (ring != MPI_COMM_NULL) {
+        MPI_Comm_free(&ring);
+        MPI_Comm_free(&graph);
+    }
     MPI_Finalize();
     return 0;
 }
