@@ -24,7 +24,8 @@ enum left_reason {
     LEFT_SPLIT_RISK,    /* a reduction whose split could change its bits (sg_split_risk) */
     LEFT_TOO_MANY_ROUNDS, /* W1-B would make more sub-calls than SG_W1B_MAX_SUBCALLS */
     LEFT_MIXED_TYPES,   /* the ranks' datatypes differ so that they would not cut alike */
-    LEFT_W1A_UNMADE,    /* an I-form's W1-A plan, its communicators not made yet (w1a.h) */
+    LEFT_W1A_UNMADE,    /* a W1-A plan whose communicators an I-form has not made yet, or a
+                         * persistent call would keep (w1a.h) */
     LEFT_REASONS
 };
 

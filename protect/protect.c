@@ -628,7 +628,8 @@ static struct sg_plan choose(const struct sg_call *c, const struct sg_rules *rul
            : fit->too_many           ? LEFT_TOO_MANY_ROUNDS
            : fit->cuts && !ch.agreed ? LEFT_NEEDS_MESSAGE
            : sg_w1a_groups_fit(&ch)
-               ? LEFT_W1A_UNMADE /* W1-A applies, but not yet in an I-form, or kept */
+               ? LEFT_W1A_UNMADE /* W1-A fits, its communicators not made (an I-form)
+                                  * or not kept (a persistent call) */
                : LEFT_NO_WORKAROUND;
     return (struct sg_plan){SG_PLAN_LEFT_ALONE, fit->chunk, 0, 1, 0, 0};
 }
