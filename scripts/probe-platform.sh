@@ -140,13 +140,14 @@ if [[ -n $only && -f $output ]]; then cp "$output" "$work"; else echo '[platform
 
 # --spread without a cluster in the environment: one of four nodes of its
 # own (its prefix and ports apart from the tests' clusters), stopped at exit.
-spread_args=()
+spread_args=() spread_shown=''
 if ((spread)); then
   # the int-count routines and their I-forms (a large-count or persistent
   # form's search on one node starts from one of these; spread, each would
   # add its jobs at the largest sizes through TCP, hours more)
   spread_args=(--nodes "1,2,4" --spread-procs 4 --spread-collective
     "$("$bin/scaleguard-ini" routines | awk '$1 !~ /(_c|_init)$/ { print $1 }' | paste -sd,)")
+  spread_shown="--nodes 1,2,4 --spread-procs 4 --spread-collective (the int-count routines and their I-forms)"
   if [[ -z ${SCALEGUARD_CLUSTER_SSH:-} ]]; then
     cluster_prefix=/run/scaleguard-spread-$mpi
     local_slurm=$root/jobs/local-slurm.sh
@@ -161,8 +162,8 @@ fi
 shapes=()
 if ((full)); then
   readonly start_count=1 full_procs=2,3,4 full_forms=plain,inplace
-  shapes+=("every routine, --forms $full_forms, --procs $full_procs${spread_args[*]:+, ${spread_args[*]}}")
-  echo "probe-platform: $mpi: every routine, both forms, P=$full_procs${spread_args[*]:+ ${spread_args[*]}}, s=1 (state $state)"
+  shapes+=("every routine, --forms $full_forms, --procs $full_procs${spread_shown:+, $spread_shown}")
+  echo "probe-platform: $mpi: every routine, both forms, P=$full_procs${spread_shown:+ $spread_shown}, s=1 (state $state)"
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
     "${spread_args[@]}" --type-size 1 --output "$work" --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2
