@@ -164,8 +164,15 @@ if ((full)); then
   readonly start_count=1 full_procs=2,3,4 full_forms=plain,inplace
   shapes+=("every routine, --forms $full_forms, --procs $full_procs${spread_shown:+, $spread_shown}")
   echo "probe-platform: $mpi: every routine, both forms, P=$full_procs${spread_shown:+ $spread_shown}, s=1 (state $state)"
+  # the large-count forms past INT_MAX, up to the memory limit (the others
+  # stop at INT_MAX), where the MPI has them
+  count_args=()
+  if "$bin/scaleguard-ini" routines | grep -q '^MPI_[A-Za-z_]*_c '; then
+    count_args=(--max-count 1099511627776)
+    shapes[-1]+=", --max-count 2^40 (the large-count forms)"
+  fi
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
-    "${spread_args[@]}" --type-size 1 --output "$work" --state "$state"; then
+    "${spread_args[@]}" "${count_args[@]}" --type-size 1 --output "$work" --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2
     exit 1
   fi
@@ -197,7 +204,8 @@ measured=$("$bin/scaleguard-ini" dump "$work" | awk -F '\t' '$1 == "platform" {
   echo "; Written by the tester: scripts/probe-platform.sh $shown"
   echo "; on $(hostname -s), ${measured:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}: scaleguard-probe --type-size 1"
   joined=$(printf '%s, ' "${shapes[@]}")
-  echo "; --start-count $start_count, ${joined%, }$merged."
+  # (folded: scaleguard-ini takes no line of 200 characters or more)
+  echo "--start-count $start_count, ${joined%, }$merged." | fold -s -w 96 | sed 's/^/; /; s/ *$//'
   if [[ ${shapes[*]} == *MPI_Reduce_scatter* || $full == 1 ]]; then
     echo "; Every job it ran is in its --state journal. Keys and units: see example.ini;"
     echo "; for MPI_Reduce_scatter n is the sum of the counts, as the layer computes it."

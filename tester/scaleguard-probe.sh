@@ -93,7 +93,8 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --factor F          refinement grid Delta = n'/F (default 16, a power of 2)
   --start-count N     first count of the doubling (default 1)
   --max-count N       largest count tried (default and at most INT_MAX; for the
-                      large-count routines, MPI_Scatter_c ..., up to 2^40)
+                      large-count routines, MPI_Scatter_c ..., up to 2^40: in a
+                      list the int-count ones stop at INT_MAX)
   --time-limit SEC    limit of the first job and floor of all later ones
                       (default 30); later limits are 5x the last passing job;
                       a job that reaches its limit runs once more with 2x it
@@ -298,11 +299,12 @@ for each in "${spread_routines[@]}"; do
   [[ -n ${irregular[$each]:-} ]] || die_usage "--spread-collective: unknown collective '$each'"
 done
 # Past INT_MAX only the large-count routines take a count.
+# (In a list with some, the others stop at INT_MAX: count_cap.)
 if ((max_count > INT_MAX)); then
-  for each in "${routines[@]}"; do
-    ((large[$each])) ||
-      die_usage "--max-count $max_count: $each takes int counts (at most $INT_MAX); past it, its large-count form (${each}_c)"
-  done
+  some_large=0
+  for each in "${routines[@]}"; do ((large[$each] == 0)) || some_large=1; done
+  ((some_large)) ||
+    die_usage "--max-count $max_count: ${routines[0]} takes int counts (at most $INT_MAX); past it, its large-count form (${routines[0]}_c)"
 fi
 # A routine the bench has no case for (a row of the table added without
 # one) is refused by the bench as a usage error naming it: the probe's
@@ -1127,10 +1129,17 @@ from_sibling_form() {
   return 1
 }
 
+# count_cap: the largest count of `routine` tried: --max-count, which past
+# INT_MAX only a large-count routine takes (the others stop at INT_MAX).
+count_cap() {
+  if ((large[$routine] || max_count <= INT_MAX)); then echo "$max_count"; else echo "$INT_MAX"; fi
+}
+
 # search P: the search of `routine` at P processes in form `inplace`.
 search() {
   local p=$1 s=$type_size mode=fail
-  local cap=$max_count form=plain
+  local cap form=plain
+  cap=$(count_cap)
   ((inplace)) && form="in place"
   local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
   local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
@@ -1374,7 +1383,8 @@ spread_search() {
     fi
     echo "probe: $routine P=$p$(spread_shown): W4's $setting does not pass at n=$fail here:" \
       "the algorithms tried again"
-    local scale cap=$max_count
+    local scale cap
+    cap=$(count_cap)
     scale=$(layer_scale "$p")
     try_algorithms "$safe" "$fail" "$scale"
     found+=("${avoid[@]}")
