@@ -1156,13 +1156,13 @@ search() {
   # Step 2: refinement on the grid (grid_point).
   local steps=$(((first_fail - passed + delta - 1) / delta))
   local low=0 high=$steps mid wrap
+  wrap=$(displacements_wrap_above "$p" "$s") # the refinement's and Class D's
   if [[ $refine == bisect ]]; then
     # Where the routine's int displacements wrap between the counts that
     # passed and failed, the grid points either side of the wrap first: the
     # same answer bisection gives (it too assumes a size passes where a
     # larger one does) in 1-2 jobs instead of log2 F. MPICH's Allgatherv
     # spent 4 jobs of 350-720 s in each such search (results/probe-mpich).
-    wrap=$(displacements_wrap_above "$p" "$s")
     if ((wrap >= passed && wrap < first_fail)); then
       local below=$(((wrap - passed) / delta))
       for mid in "$below" $((below + 1)); do
@@ -1224,8 +1224,7 @@ search() {
   # Class D: the first failure is where the last int displacement, (P-1)*n
   # (Alltoallw's in bytes: (P-1)*n*s), passes INT_MAX; never of a
   # routine whose MPI_Aint displacements do not wrap (aint_displs).
-  local classified wrap
-  wrap=$(displacements_wrap_above "$p" "$s")
+  local classified
   if ((wrap && safe <= wrap && fail > wrap)); then
     classified=(class=D)
   else
