@@ -983,7 +983,7 @@ search_done() {
 # (predicted_bytes). Returns 1 where the search ended here (no failure up to
 # the cap, or a failure at the first size).
 doubling() {
-  local stop_reason="INT_MAX" group alone=0 unreached sizes=()
+  local stop_reason="INT_MAX" group alone=0 unreached sizes=() stopped_by_memory=0
   ((cap < INT_MAX || large[$routine])) && stop_reason="--max-count $cap"
   for ((n = from; n < cap; n = 2 * n)); do sizes+=("$n"); done
   know_buffer_bytes "$p" "$s" "${sizes[@]}" "$cap"
@@ -991,6 +991,7 @@ doubling() {
   while :; do
     if ! fits "$p" "$s" "$n"; then
       stop_reason="the memory limit ($memory_limit bytes) at n=$n"
+      stopped_by_memory=$n
       break
     fi
     group=("$n")
@@ -1039,6 +1040,7 @@ doubling() {
     ((first_fail == 0 && group[-1] < cap)) || break
     limit=$(next_limit "$job_wall")
   done
+  ((first_fail || !stopped_by_memory)) || wrap_before_memory_stop
   if ((first_fail == 0)); then
     if ((nodes == 1)); then
       one_node[$routine:$inplace:$p]="clean $passed $limit"
@@ -1055,6 +1057,28 @@ doubling() {
     search_done "fails at the first size"
     return 1
   fi
+}
+
+# wrap_before_memory_stop: where the doubling stopped at the memory limit
+# (doubling's locals) before the count at which the routine's int
+# displacements wrap first, that count too if it fits: a Class D failure
+# there is the one this search exists for (Open MPI's in-place Alltoallw,
+# P = 4: passed 536870912, stopped at 1073741824, wraps at 715827883).
+wrap_before_memory_stop() {
+  local wrap
+  wrap=$(displacements_wrap_above "$p" "$s")
+  ((wrap && passed <= wrap && wrap + 1 < stopped_by_memory)) || return 0
+  fits "$p" "$s" $((wrap + 1)) || return 0
+  local shown_form=''
+  ((inplace)) && shown_form=' in place'
+  echo "probe: $routine$shown_form P=$p n=$((wrap + 1)): where the displacements wrap, under" \
+    "the memory limit"
+  run_job "$limit" 0 1 $((wrap + 1))
+  case ${outcome[$inplace.$nodes:$p:$s:$((wrap + 1))]:-} in
+    pass) passed=$((wrap + 1)) ;;
+    '' | oom) ;;
+    *) first_fail=$((wrap + 1)) ;;
+  esac
 }
 
 # sibling_form ROUTINE: the routine of the same family whose search starts
