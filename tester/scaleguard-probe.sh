@@ -1041,6 +1041,13 @@ doubling() {
     limit=$(next_limit "$job_wall")
   done
   ((first_fail || !stopped_by_memory)) || wrap_before_memory_stop
+  if ((first_fail == 0 && passed == 0 && stopped_by_memory)); then
+    echo "probe: $routine: P=$p s=$s n=$stopped_by_memory, the first size, needs more than" \
+      "the memory limit ($memory_limit bytes): nothing measured" >&2
+    failed=1 inconclusive=1
+    search_done "nothing measured (the first size over the memory limit)"
+    return 1
+  fi
   if ((first_fail == 0)); then
     if ((nodes == 1)); then
       one_node[$routine:$inplace:$p]="clean $passed $limit"
@@ -1120,6 +1127,8 @@ from_sibling_form() {
   case $kind in
     none) return 1 ;;
     clean)
+      # (a sibling that ran no size, all over the memory limit: passed 0)
+      ((safe > 0)) || return 1
       from=$safe limit=$seed_limit
       echo "$shown $sibling passed up to n=$safe: doubling from there"
       return 1 ;;
