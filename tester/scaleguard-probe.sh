@@ -1067,19 +1067,15 @@ doubling() {
 }
 
 # wrap_before_memory_stop: where the doubling stopped at the memory limit
-# (doubling's locals) before the count at which the routine's int
-# displacements wrap first, that count too if it fits: a Class D failure
+# (doubling's and search's locals) before the count at which the routine's
+# int displacements wrap first, that count too if it fits: a Class D failure
 # there is the one this search exists for (Open MPI's in-place Alltoallw,
 # P = 4: passed 536870912, stopped at 1073741824, wraps at 715827883).
 wrap_before_memory_stop() {
-  local wrap
-  wrap=$(displacements_wrap_above "$p" "$s")
   ((wrap && passed <= wrap && wrap + 1 < stopped_by_memory)) || return 0
   fits "$p" "$s" $((wrap + 1)) || return 0
-  local shown_form=''
-  ((inplace)) && shown_form=' in place'
-  echo "probe: $routine$shown_form P=$p n=$((wrap + 1)): where the displacements wrap, under" \
-    "the memory limit"
+  echo "probe: $routine P=$p $form: n=$((wrap + 1)), where the displacements wrap, fits the" \
+    "memory limit"
   run_job "$limit" 0 1 $((wrap + 1))
   case ${outcome[$inplace.$nodes:$p:$s:$((wrap + 1))]:-} in
     pass) passed=$((wrap + 1)) ;;
@@ -1171,9 +1167,10 @@ count_cap() {
 # search P: the search of `routine` at P processes in form `inplace`.
 search() {
   local p=$1 s=$type_size mode=fail
-  local cap form=plain
+  local cap form=plain wrap
   cap=$(count_cap)
   ((inplace)) && form="in place"
+  wrap=$(displacements_wrap_above "$p" "$s") # the doubling's, the refinement's and Class D's
   local jobs_at_start=$((jobs_run + jobs_reused)) seconds_at_start=$job_seconds
   local run_at_start=$jobs_run wall_at_start=$EPOCHREALTIME
   implied_points=0
@@ -1188,8 +1185,7 @@ search() {
 
   # Step 2: refinement on the grid (grid_point).
   local steps=$(((first_fail - passed + delta - 1) / delta))
-  local low=0 high=$steps mid wrap
-  wrap=$(displacements_wrap_above "$p" "$s") # the refinement's and Class D's
+  local low=0 high=$steps mid
   if [[ $refine == bisect ]]; then
     # Where the routine's int displacements wrap between the counts that
     # passed and failed, the grid points either side of the wrap first: the

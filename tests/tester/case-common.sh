@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# What chain-case.sh and shipped-case.sh share, sourced: the checks of a
-# protected run's log, and the end of a case. They set `result`.
+# What the tester's cases share, sourced: the checks of a protected run's
+# log and the end of a case (chain-case.sh, shipped-case.sh; they set
+# `result`), and a probe replayed from a journal (wrap-*-case.sh).
 
 bad() {
   echo "FAIL: $*"
@@ -32,4 +33,21 @@ finish() {
     echo "log: $1"
   fi
   exit "$result"
+}
+
+# replay BIN NAME JOURNAL PROBE_ARGS...: BIN/scaleguard-probe on a copy of
+# JOURNAL (NAME.state) with an mpiexec that does not exist: every job the
+# journal holds is reused, and the first it does not hold fails to launch
+# (the probe stops there). Writes NAME.ini; its output also in NAME.out;
+# returns the probe's status.
+replay() {
+  local bin=$1 name=$2 journal=$3
+  shift 3
+  rm -rf "$name.state" "$name.ini" "$name.env"
+  mkdir -p "$name.state"
+  cp "$journal" "$name.state/jobs.tsv"
+  sed "s|^SCALEGUARD_MPIEXEC=.*|SCALEGUARD_MPIEXEC=$PWD/no-such-mpiexec|" \
+    "$bin/../share/scaleguard/mpi.env" >"$name.env"
+  SCALEGUARD_MPI_ENV=$PWD/$name.env "$bin/scaleguard-probe" "$@" --output "$name.ini" \
+    --state "$name.state" 2>&1 | tee "$name.out"
 }

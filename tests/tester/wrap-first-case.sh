@@ -13,13 +13,10 @@
 set -euo pipefail
 
 bin=$1 journal=$2
-rm -rf wrap.state wrap.ini wrap.env
-mkdir -p wrap.state
-cp "$journal" wrap.state/jobs.tsv
-sed "s|^SCALEGUARD_MPIEXEC=.*|SCALEGUARD_MPIEXEC=$PWD/no-such-mpiexec|" \
-  "$bin/../share/scaleguard/mpi.env" >wrap.env
-SCALEGUARD_MPI_ENV=$PWD/wrap.env "$bin/scaleguard-probe" --collective MPI_Allgatherv --procs 3 \
-  --forms plain --type-size 1 --memory-limit 64G --output wrap.ini --state wrap.state | tee wrap.out
+# shellcheck source=case-common.sh
+source "$(dirname "$0")/case-common.sh"
+replay "$bin" wrap "$journal" --collective MPI_Allgatherv --procs 3 --forms plain --type-size 1 \
+  --memory-limit 64G
 
 status=0
 grep -q '^probe: 0 jobs run, 8 reused' wrap.out ||

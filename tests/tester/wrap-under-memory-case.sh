@@ -13,14 +13,10 @@
 set -euo pipefail
 
 bin=$1 journal=$2
-rm -rf wrap-mem.state wrap-mem.ini wrap-mem.env
-mkdir -p wrap-mem.state
-cp "$journal" wrap-mem.state/jobs.tsv
-sed "s|^SCALEGUARD_MPIEXEC=.*|SCALEGUARD_MPIEXEC=$PWD/no-such-mpiexec|" \
-  "$bin/../share/scaleguard/mpi.env" >wrap-mem.env
-SCALEGUARD_MPI_ENV=$PWD/wrap-mem.env "$bin/scaleguard-probe" --collective MPI_Alltoallw \
-  --procs 4 --forms inplace --type-size 1 --memory-limit 20220792013 --output wrap-mem.ini \
-  --state wrap-mem.state 2>&1 | tee wrap-mem.out || true
+# shellcheck source=case-common.sh
+source "$(dirname "$0")/case-common.sh"
+replay "$bin" wrap-mem "$journal" --collective MPI_Alltoallw --procs 4 --forms inplace --type-size 1 \
+  --memory-limit 20220792013 || true
 
 status=0
 reused=$(grep -c '^probe: MPI_Alltoallw in place P=4 s=1 n=.*: reused$' wrap-mem.out || true)
