@@ -31,7 +31,7 @@ echo "scaleguard-bench $*: P=$procs, $status (exit $code) in $seconds s"
 grep -E '^scaleguard(-bench)?: |rank .*(returned|element|wrong)' "$log" | head -20 || true
 
 result=0
-# shellcheck source=case-common.sh
+# shellcheck source=tests/tester/case-common.sh
 source "$(dirname "$0")/case-common.sh"
 case $expect in
   fail)

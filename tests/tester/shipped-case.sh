@@ -75,7 +75,7 @@ cliff() {
 }
 
 result=0
-# shellcheck source=case-common.sh
+# shellcheck source=tests/tester/case-common.sh
 source "$(dirname "$0")/case-common.sh"
 case $expect:${key[failure]} in
   fail:crash)

@@ -13,7 +13,7 @@
 set -euo pipefail
 
 bin=$1 journal=$2
-# shellcheck source=case-common.sh
+# shellcheck source=tests/tester/case-common.sh
 source "$(dirname "$0")/case-common.sh"
 replay "$bin" wrap "$journal" --collective MPI_Allgatherv --procs 3 --forms plain --type-size 1 \
   --memory-limit 64G

@@ -13,7 +13,7 @@
 set -euo pipefail
 
 bin=$1 journal=$2
-# shellcheck source=case-common.sh
+# shellcheck source=tests/tester/case-common.sh
 source "$(dirname "$0")/case-common.sh"
 replay "$bin" wrap-mem "$journal" --collective MPI_Alltoallw --procs 4 --forms inplace --type-size 1 \
   --memory-limit 20220792013 || true
