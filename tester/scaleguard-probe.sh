@@ -8,7 +8,8 @@
 #      memory limit. Small sizes share one job; the time
 #      limit of each later job is 5x the wall time of the last passing one
 #      (never below --time-limit), and a job that reaches it runs again with
-#      twice it, so a slow size is not mistaken for a hang.
+#      twice it, so a slow size is not mistaken for a hang (once is enough
+#      where the sibling form's job of the same size hung: sibling_hung).
 #      A size whose time per byte is more than 10x that of the size 16 times
 #      smaller (a performance cliff), confirmed by a repeat, fails as `slow`.
 #   2. refinement between n' (passed) and 2n' (failed) on the grid
@@ -98,7 +99,8 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
   --time-limit SEC    limit of the first job and floor of all later ones
                       (default 30); later limits are 5x the last passing job;
                       a job that reaches its limit runs once more with 2x it
-                      before it counts as a hang
+                      before it counts as a hang (not where its sibling form,
+                      below, hung at the same size)
   --memory-limit B    no job predicted to need more than B bytes (with a K, M or
                       G: KiB, MiB, GiB) is run, and jobs are held to it
                       (default 80% of this node's memory)
@@ -329,7 +331,8 @@ touch "$journal"
 # size that finished), fastest=COUNT:SECONDS,... (the fastest of its calls),
 # peaks=COUNT:BYTES,... (the ranks' peak resident memory,
 # summed), waits=COUNT:SHARE,... (the bench's cpu_wait), retried=LIMIT
-# (the job reached that limit once and this is its second run) and
+# (the job reached that limit once and this is its second run), hang_as=ROUTINE
+# (it reached its limit once, where its sibling form's job hung: not run again) and
 # started=EPOCH and driver=SECONDS (the driver's own time since the job
 # before it ended, in the same search slot: reading its result, deciding,
 # starting this one). A line without its final `end` was cut short by a kill
@@ -551,12 +554,15 @@ run_job() {
     local memory
     job_memory "${counts[-1]}" "$sparse"
     memory=$memory_out
-    local started=$EPOCHSECONDS retried='' driver=''
+    local started=$EPOCHSECONDS retried='' hang_as='' driver=''
     [[ -z $slot_free_since ]] || driver=$(seconds_since "$slot_free_since")
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
       "$(spread_shown)" "$s" "$shown" "$limit")"
     launch "$limit" "$memory" "$log" "${bench_args[@]}"
-    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)); then
+    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
+      hang_as=$(sibling_hung "$key"); then
+      say_part "reached the limit, where $hang_as hung: "
+    elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)); then
       # A loaded machine must not write a false bound: a hang is a job that
       # reaches its limit twice, the second time a longer one. (A job of
       # several sizes that reaches its limit judges none: search runs the
@@ -612,6 +618,7 @@ run_job() {
       "fastest=$(IFS=,; echo "${fastests[*]}")" "peaks=$(IFS=,; echo "${peaks[*]}")"
       "waits=$(IFS=,; echo "${waits[*]}")")
     [[ -z $retried ]] || fields+=("retried=$retried")
+    [[ -z $hang_as ]] || fields+=("hang_as=$hang_as")
     fields+=("started=$started")
     [[ -z $driver ]] || fields+=("driver=$driver")
     campaign_check_driver
@@ -619,7 +626,7 @@ run_job() {
     record="${fields[*]}"
     journaled[$key]=$record
     jobs_run=$((jobs_run + 1))
-    say_end "$status in $seconds s${retried:+ (after reaching ${retried} s once)}"
+    say_end "$status in $seconds s${retried:+ (after reaching ${retried} s once)}${hang_as:+ (as $hang_as)}"
   fi
   local parts item
   read -ra parts <<<"$record"
@@ -1098,6 +1105,25 @@ sibling_form() {
     name=${name%_init}
     echo "MPI_I${name,}"
   fi
+}
+
+# sibling_hung KEY: the sibling form of `routine` (sibling_form), where the
+# journal holds that one's job of KEY's P, s, form, spread and size as a hang
+# (which reached its limit twice, or once as here). Such a job of `routine`
+# that reaches its limit once is a hang, not run again: the second run
+# guards against a passing size slowed past its limit by a loaded machine,
+# which here would at worst give `routine` the verdict its sibling's own
+# two runs measured at that size. (MPICH 4.0.2's journal: of 71 jobs run
+# again, 35 were at a size where the sibling had hung, and each hung again:
+# 3,564 s of second runs; of the other 36, one passed on its second run.)
+sibling_hung() {
+  local sibling
+  sibling=$(sibling_form "$routine")
+  [[ -n $sibling ]] || return 1
+  awk -F '\t' -v key="routine=$sibling ${1#"routine=$routine "}" '
+    $1 == key && $2 == "status=timeout" && $NF == "end" { found = 1 }
+    END { exit !found }' "$journal" || return 1
+  echo "$sibling"
 }
 
 # from_sibling_form: whether a routine's search at one node starts from its
