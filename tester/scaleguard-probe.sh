@@ -385,8 +385,10 @@ seconds_since() {
 # and the seconds of one call, the mean and the fastest of the job's calls,
 # and the share of them its ranks waited for CPUs others held (cpu_wait).
 declare -A outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
-# Of the routine under way, keyed by FORM:P: the largest measured ratio of a
-# job's peak memory to its prediction from the buffers alone (predicted_bytes).
+# Keyed by ROUTINE:FORM.NODES:P: the largest measured ratio of a job's peak
+# memory to its prediction from the buffers alone (predicted_bytes). Kept
+# for the whole run: a sibling form's search predicts from its sibling's
+# until a job of its own measures (memory_ratio_of).
 declare -A memory_ratio=()
 jobs_run=0 jobs_reused=0 job_seconds=0 library=
 # When the newest job this run used (run or reused) ended: the INI's
@@ -758,7 +760,7 @@ learn_memory() {
   ((buffers >= MEASURED_FROM_BYTES)) || return 0
   ratio=$(awk -v m="$bytes" -v b="$buffers" -v r=$((p * RUNTIME_BYTES_PER_RANK)) \
     'BEGIN { printf "%.4f", m / (b + r) }')
-  local key=$inplace.$nodes:$p
+  local key=$routine:$inplace.$nodes:$p
   if [[ -z ${memory_ratio[$key]:-} ]] ||
     awk -v a="$ratio" -v b="${memory_ratio[$key]}" 'BEGIN { exit !(a > b) }'; then
     memory_ratio[$key]=$ratio
@@ -775,8 +777,9 @@ learn_memory() {
 # pages the ratio of a dense job does not describe), static_bytes. A job must
 # not run out of memory and have that taken for the MPI's bug.
 predicted_bytes() {
-  local procs=$1 size=$2 n=$3 sparse=${4:-0}
-  local ratio=${memory_ratio[$inplace.$nodes:$procs]:-}
+  local procs=$1 size=$2 n=$3 sparse=${4:-0} ratio
+  memory_ratio_of "$procs"
+  ratio=$ratio_out
   if [[ -n $ratio ]] && ((sparse == 0)); then
     buffer_bytes "$procs" "$size" "$n"
     predicted_out=$(awk -v d=$((buffers_out + procs * RUNTIME_BYTES_PER_RANK)) -v r="$ratio" \
@@ -784,6 +787,24 @@ predicted_bytes() {
   else
     static_bytes "$@"
   fi
+}
+
+# memory_ratio_of P: ratio_out, the ratio predicted_bytes uses at (P, inplace,
+# nodes): this routine's own, else its sibling form's (sibling_form), else
+# none. A sibling form's search starts at the sizes its sibling ran, whose
+# peaks the sibling measured with the same buffers; without them the static
+# prediction (a reduction's 9/4) put sizes the sibling ran over the limit:
+# MPICH's MPI_Reduce_scatter_c at P = 4 measured nothing where
+# MPI_Reduce_scatter passed 2^29 with 16 GB (tester_memory_from_sibling).
+# A job whose prediction was low runs out of memory: `oom`, never the
+# MPI's failure.
+declare -A sibling_of=()
+memory_ratio_of() {
+  local key=$inplace.$nodes:$1
+  ratio_out=${memory_ratio[$routine:$key]:-}
+  [[ -z $ratio_out ]] || return 0
+  [[ -n ${sibling_of[$routine]+set} ]] || sibling_of[$routine]=$(sibling_form "$routine")
+  [[ -z ${sibling_of[$routine]} ]] || ratio_out=${memory_ratio[${sibling_of[$routine]}:$key]:-}
 }
 
 fits() {
@@ -1142,7 +1163,7 @@ from_sibling_form() {
   sibling=$(sibling_form "$routine")
   [[ -n $sibling && -n ${irregular[$sibling]:-} ]] && ((nodes == 1)) || return 1
   local known
-  await_task "$sibling $inplace $p 1" one_node one_node_class one_node_found
+  await_task "$sibling $inplace $p 1" one_node one_node_class one_node_found memory_ratio
   read -ra known <<<"${one_node[$sibling:$inplace:$p]:-none}"
   local kind=${known[0]} safe=${known[1]:-} fail=${known[2]:-} seed_limit=${known[-1]}
   local shown="probe: $routine P=$p $form:"
@@ -1866,9 +1887,9 @@ if ((max_jobs > 1)); then
 else
   for routine in "${routines[@]}"; do
     # What one routine's jobs showed says nothing of another's (its
-    # searches' results, one_node, are kept by routine: from_sibling_form).
+    # searches' results, one_node, and its memory, memory_ratio, are kept by
+    # routine: from_sibling_form, memory_ratio_of).
     entries=() inconclusive=0 outcome=() seconds_of=() fastest_of=() cpu_wait_of=()
-    memory_ratio=()
     for inplace in "${forms[@]}"; do
       if ((inplace && !has_in_place[$routine])); then
         echo "probe: $routine has no in-place form"
