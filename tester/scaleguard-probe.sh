@@ -1068,7 +1068,7 @@ doubling() {
     ((first_fail == 0 && group[-1] < cap)) || break
     limit=$(next_limit "$job_wall")
   done
-  ((first_fail || !stopped_by_memory)) || wrap_before_memory_stop
+  ((first_fail || !stopped_by_memory)) || limits_before_memory_stop
   if ((first_fail == 0 && passed == 0 && stopped_by_memory)); then
     echo "probe: $routine: P=$p s=$s n=$stopped_by_memory, the first size, needs more than" \
       "the memory limit ($memory_limit bytes): nothing measured" >&2
@@ -1094,22 +1094,34 @@ doubling() {
   fi
 }
 
-# wrap_before_memory_stop: where the doubling stopped at the memory limit
-# (doubling's and search's locals) before the count at which the routine's
-# int displacements wrap first, that count too if it fits: a Class D failure
-# there is the one this search exists for (Open MPI's in-place Alltoallw,
-# P = 4: passed 536870912, stopped at 1073741824, wraps at 715827883).
-wrap_before_memory_stop() {
-  ((wrap && passed <= wrap && wrap + 1 < stopped_by_memory)) || return 0
-  fits "$p" "$s" $((wrap + 1)) || return 0
-  echo "probe: $routine P=$p $form: n=$((wrap + 1)), where the displacements wrap, fits the" \
-    "memory limit"
-  run_job "$limit" 0 1 $((wrap + 1))
-  case ${outcome[$inplace.$nodes:$p:$s:$((wrap + 1))]:-} in
-    pass) passed=$((wrap + 1)) ;;
-    '' | oom) ;;
-    *) first_fail=$((wrap + 1)) ;;
-  esac
+# limits_before_memory_stop: where the doubling stopped at the memory limit
+# (doubling's and search's locals), each count at which an int first
+# overflows that lies between the last pass and that stop, if it fits,
+# smaller first, up to a failure: a failure there is the one this search
+# exists for, and a doubling steps over it.
+# - where the routine's int displacements wrap, for a Class D (Open MPI's
+#   in-place Alltoallw, P = 4: passed 536870912, stopped at 1073741824,
+#   wraps at 715827883);
+# - a large-count routine's first count past INT_MAX (MPICH's
+#   MPI_Reduce_scatter_init_c, P = 2: its doubling from its sibling's
+#   INT_MAX asks for 2^32 - 2, over the limit; 2^31 returns wrong data).
+limits_before_memory_stop() {
+  local count why
+  for count in $((wrap ? wrap + 1 : 0)) $((large[$routine] ? INT_MAX + 1 : 0)); do
+    ((count > passed && count < stopped_by_memory && count <= cap)) || continue
+    fits "$p" "$s" "$count" || continue
+    why="where the displacements wrap"
+    ((count != INT_MAX + 1)) || why="the first count past INT_MAX"
+    echo "probe: $routine P=$p $form: n=$count, $why, fits the memory limit"
+    run_job "$limit" 0 1 "$count"
+    case ${outcome[$inplace.$nodes:$p:$s:$count]:-} in
+      pass) passed=$count ;;
+      '' | oom) return 0 ;;
+      *)
+        first_fail=$count
+        return 0 ;;
+    esac
+  done
 }
 
 # sibling_form ROUTINE: the routine of the same family whose search starts
