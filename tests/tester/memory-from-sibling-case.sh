@@ -10,7 +10,8 @@
 # measured. The probe, started on that journal with an mpiexec that does
 # not exist, must reuse the 7 jobs and then ask for MPI_Reduce_scatter_c at
 # n = 536870912 (the launch fails there and the probe stops: what matters is
-# the job it asked for).
+# the job it asked for), with a limit of 160 s: 5 x the sibling's 15.9 s
+# there, twice as the job needs more than half the memory limit.
 set -euo pipefail
 
 bin=$1 journal=$2
@@ -24,4 +25,6 @@ reused=$(grep -c '^probe: MPI_Reduce_scatter P=4 s=1 n=.*: reused$' memory-sibli
 ((reused == 7)) || { echo "FAIL: $reused of MPI_Reduce_scatter's 7 jobs reused"; status=1; }
 grep -q '^probe: MPI_Reduce_scatter_c P=4 s=1 n=536870912, limit [0-9]* s: ' memory-sibling.out ||
   { echo "FAIL: no MPI_Reduce_scatter_c job at n=536870912, which its sibling ran"; status=1; }
+grep -q '^probe: MPI_Reduce_scatter_c P=4 s=1 n=536870912, limit 160 s: ' memory-sibling.out ||
+  { echo "FAIL: that job's limit is not 160 s (2 x 80 s: over half the memory limit)"; status=1; }
 exit "$status"
