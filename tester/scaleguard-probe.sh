@@ -408,6 +408,16 @@ retry_at_limit=1
 # ended: the next job's journal line gets the driver's own time since.
 slot_free_since=''
 
+# rank_errored LOG COUNT: whether a rank of the job reported that its call
+# at COUNT returned an MPI error (the bench's "rank R: ROUTINE count=COUNT
+# returned E" line). A job that then reaches its limit failed with that
+# error, its peers left waiting in the collective (MPICH 4.0.2's in-place
+# MPI_Igather_c at P = 8, 2^30: one rank's schedule ran out of memory): an
+# mpi-error, not a size the machine slowed, so it does not run again.
+rank_errored() {
+  grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2 returned " "$1"
+}
+
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
   local status=$1 code=$2
@@ -562,7 +572,10 @@ run_job() {
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
       "$(spread_shown)" "$s" "$shown" "$limit")"
     launch "$limit" "$memory" "$log" "${bench_args[@]}"
-    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
+    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)) &&
+      rank_errored "$log" "${counts[0]}"; then
+      say_part "reached the limit after a rank's MPI error: "
+    elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
       hang_as=$(sibling_hung "$key"); then
       say_part "reached the limit, where $hang_as hung: "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)); then
@@ -608,6 +621,8 @@ run_job() {
         [[ -z ${waited[$count]:-} ]] || waits+=("$count:${waited[$count]}")
       elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
         value=not-run ended=1 # the limit was for all the sizes: not this one's
+      elif [[ $status == timeout ]] && rank_errored "$log" "$count"; then
+        value=mpi-error
       else
         [[ $status != completed ]] ||
           { say_end "the bench finished without a result for n=$count (log: $log)"; exit 1; }

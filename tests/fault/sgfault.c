@@ -24,10 +24,11 @@ enum fault_kind {
     FAULT_WRONG_DATA,
     FAULT_OOM,
     FAULT_SLOW,
-    FAULT_BUSY
+    FAULT_BUSY,
+    FAULT_LONE_MPI_ERROR
 };
 static const char *const kind_names[] = {"crash", "hang", "mpi-error", "wrong-data",
-                                         "oom",   "slow", "busy"};
+                                         "oom",   "slow", "busy",      "lone-mpi-error"};
 
 /* What a performance cliff costs per call past the trigger. */
 static const struct timespec slow_pause = {.tv_sec = 0, .tv_nsec = 200000000};
@@ -187,7 +188,8 @@ static void config_load(void)
             k++;
         if (k == sizeof kind_names / sizeof *kind_names)
             bad_config("SCALEGUARD_FAULT_KIND", kind,
-                       "expected crash, hang, mpi-error, wrong-data, oom, slow or busy");
+                       "expected crash, hang, mpi-error, wrong-data, oom, slow, busy or "
+                       "lone-mpi-error");
         config.kind = (enum fault_kind)k;
     }
 
@@ -452,6 +454,15 @@ static int inject(const struct sg_call *c)
         err = invoke_to_completion(c);
         spin_for_cpu(&slow_pause);
         return err;
+    case FAULT_LONE_MPI_ERROR: {
+        /* The last rank returns the error without entering the call; its
+         * peers enter it and wait for that rank. */
+        int procs, rank;
+        if (PMPI_Comm_size(c->comm, &procs) == MPI_SUCCESS &&
+            PMPI_Comm_rank(c->comm, &rank) == MPI_SUCCESS && rank == procs - 1)
+            return raise_mpi_error(c->comm);
+        return invoke_to_completion(c);
+    }
     }
     return MPI_ERR_INTERN;
 }
