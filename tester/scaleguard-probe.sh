@@ -566,7 +566,7 @@ run_job() {
     local memory
     job_memory "${counts[-1]}" "$sparse"
     memory=$memory_out
-    heavy_job_limit "${counts[-1]}" "$sparse"
+    heavy_job_limit
     local started=$EPOCHSECONDS retried='' hang_as='' driver=''
     [[ -z $slot_free_since ]] || driver=$(seconds_since "$slot_free_since")
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
@@ -698,15 +698,14 @@ next_limit() {
     'BEGIN { t = int(5 * wall + 0.999); print (t > floor ? t : floor) }'
 }
 
-# heavy_job_limit N SPARSE: a job (run_job's locals) whose size N is predicted
-# to need more than half the memory limit gets twice its limit. Near the
-# limit the call slows past the model the limit is made of (twice the size,
+# heavy_job_limit: a job (run_job's locals) predicted (job_memory's
+# predicted_out) to need more than half the memory limit gets twice its
+# limit. Near the limit the call slows past the model the limit is made of (twice the size,
 # twice the time; the limit 5x the last pass): in MPICH 4.0.2's journal 21 of
 # the 64 jobs run again at a size where no sibling form had hung passed on
 # their second run, every one a job of 9.7 to 17.2 GB (the limit 20.2 GB)
 # that took 2.8 to 9.6 times its half size's wall, where a second run has 10.
 heavy_job_limit() {
-  predicted_bytes "$p" "$s" "$1" "$2"
   ((2 * predicted_out <= memory_limit)) || limit=$((2 * limit))
 }
 
@@ -841,14 +840,14 @@ fits() {
 }
 
 # job_memory N SPARSE: memory_out, the memory a job of `routine` at (p, s,
-# inplace) whose largest size is N asks for. One job at a time: --memory-limit, as it always
+# inplace) whose largest size is N asks for, and predicted_out, what it is
+# predicted to use (heavy_job_limit). One job at a time: --memory-limit, as it always
 # did. In a campaign its prediction (at most the limit), so that Slurm packs
 # the jobs on the nodes by what each will use.
 job_memory() {
-  memory_out=$memory_limit
-  ((max_jobs == 1)) && return 0
   predicted_bytes "$p" "$s" "$1" "$2"
-  ((predicted_out >= memory_limit)) || memory_out=$predicted_out
+  memory_out=$memory_limit
+  ((max_jobs == 1 || predicted_out >= memory_limit)) || memory_out=$predicted_out
 }
 
 # The layer's n (call/collective.c, sg_call_shape) is the bench's count
