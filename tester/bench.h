@@ -26,6 +26,7 @@ struct options {
     int type_size, iters, root, procs;
     int inplace, sparse, reversed, use_pmpi, fatal, predict, blocking_first;
     double late;
+    int error_grace; /* 0: wait for the peers as long as they take */
     char **cvars; /* --cvar NAME=VALUE, in order */
     int ncvars;
 };

@@ -15,6 +15,7 @@ static void usage(FILE *out)
             "usage: " PROGRAM " -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]\n"
             "                        [--root R] [--inplace] [--sparse] [--reverse] [--pmpi]\n"
             "                        [--fatal] [--late SECONDS] [--blocking-first]\n"
+            "                        [--error-grace SECONDS]\n"
             "       " PROGRAM " --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]\n"
             "                        --procs P [--root R] [--inplace] [--sparse]\n"
             "\n"
@@ -44,6 +45,10 @@ static void usage(FILE *out)
             "                          rank's I-call took to return (before MPI_Wait)\n"
             "      --blocking-first    I-forms: each size runs once in the blocking form\n"
             "                          first (its own line; no rank late)\n"
+            "      --error-grace SECONDS  a rank whose call returned an MPI error waits at\n"
+            "                          most SECONDS for the others (who may wait in the\n"
+            "                          collective for it), then aborts the job with 4\n"
+            "                          (MPI_Abort; default: wait as long as they do)\n"
             "      --cvar NAME=VALUE   write the MPI control variable NAME (MPI_T: an integer,\n"
             "                          or an enumeration item's name) on every rank, and run\n"
             "                          on a duplicate of MPI_COMM_WORLD made after it\n"
@@ -130,6 +135,7 @@ int parse_options(int argc, char **argv, struct options *o)
         OPT_LATE,
         OPT_BLOCKING_FIRST,
         OPT_CVAR,
+        OPT_ERROR_GRACE,
         OPT_VERSION
     };
     static const struct option longs[] = {
@@ -148,6 +154,7 @@ int parse_options(int argc, char **argv, struct options *o)
         {"late", required_argument, NULL, OPT_LATE},
         {"blocking-first", no_argument, NULL, OPT_BLOCKING_FIRST},
         {"cvar", required_argument, NULL, OPT_CVAR},
+        {"error-grace", required_argument, NULL, OPT_ERROR_GRACE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -194,6 +201,11 @@ int parse_options(int argc, char **argv, struct options *o)
                 return bad_usage("bad SECONDS \"%s\" in --late: a number in (0, 3600]", optarg);
             break;
         }
+        case OPT_ERROR_GRACE:
+            if (parse_int(optarg, strlen(optarg), 1, 86400, &o->error_grace) != 0)
+                return bad_usage("bad SECONDS \"%s\" in --error-grace: an integer in 1..86400",
+                                 optarg);
+            break;
         case OPT_INPLACE: o->inplace = 1; break;
         case OPT_SPARSE: o->sparse = 1; break;
         case 'r': o->reversed = 1; break;

@@ -4,6 +4,7 @@
  *   scaleguard-bench -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE] [-i ITERS]
  *                    [--root R] [--inplace] [--sparse] [--reverse] [--pmpi] [--fatal]
  *                    [--late SECONDS] [--blocking-first] [--cvar NAME=VALUE]...
+ *                    [--error-grace SECONDS]
  *   scaleguard-bench --predict-memory -c ROUTINE -n COUNT[,COUNT...] [-s TYPE_SIZE]
  *                    --procs P [--root R] [--inplace] [--sparse]
  *
@@ -58,6 +59,10 @@
  * its coll_tuned_* variables it needs coll_tuned_use_dynamic_rules, set in
  * the environment before MPI_Init here); rank 0 prints "# scaleguard-bench:
  * cvar NAME=VALUE" as read back. The tester tries an MPI's algorithms so.
+ * --error-grace SECONDS: a rank whose call returned an MPI error waits at
+ * most that long for the others to agree on the outcome (they may be
+ * waiting in the collective for it), then prints so and aborts the job with
+ * MPI_Abort(4); the tester's jobs end so instead of at their time limit.
  * Exit status, the same on every rank: 0 every size passed, 3 wrong data,
  * 4 MPI error, 5 out of memory, 2 usage.
  *
@@ -190,6 +195,8 @@ struct bench {
     int nonblocking, persistent, use_pmpi, reversed, inplace, sparse;
     int rank, procs, root;
     double late;     /* --late: the last rank's delay before each call */
+    int error_grace; /* --error-grace: seconds a rank whose call failed waits for its peers */
+    double agree_by; /* > 0: the MPI_Wtime by which the agreement must come (error_grace) */
     double returned; /* --late: the longest an I-call took to return here */
     double self_wait; /* the share of time a rank waits behind its own job's ranks */
     double cpu_wait;  /* this size's run delay beyond self_wait (< 0: unknown) */
@@ -742,6 +749,31 @@ struct timing {
     double mean, fastest;
 };
 
+/* agree's receive. After this rank's call returned an MPI error
+ * (b->agree_by set, --error-grace), its peers may wait in the collective
+ * for it and never agree (MPICH 4.0.2's in-place MPI_Igather_c at P = 8,
+ * 2^30: one rank's schedule out of memory, seven waiting until the job's
+ * limit): past agree_by it says so and aborts the job with the error's
+ * status; the size has failed either way. */
+static int agree_recv(const struct bench *b, double *values, int n, int from, int tag)
+{
+    if (b->agree_by <= 0)
+        return PMPI_Recv(values, n, MPI_DOUBLE, from, tag, b->agree_comm, MPI_STATUS_IGNORE);
+    MPI_Request request;
+    int err = PMPI_Irecv(values, n, MPI_DOUBLE, from, tag, b->agree_comm, &request);
+    for (int done = 0; err == MPI_SUCCESS && !done;) {
+        err = PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (err == MPI_SUCCESS && !done && MPI_Wtime() > b->agree_by) {
+            fprintf(stderr,
+                    PROGRAM ": rank %d: %s count=%lld: the other ranks did not agree within %d s "
+                            "of this rank's MPI error: ending the job\n",
+                    b->rank, sg_routines[b->routine].name, b->count, b->error_grace);
+            PMPI_Abort(MPI_COMM_WORLD, BENCH_MPI_ERROR);
+        }
+    }
+    return err;
+}
+
 /* Every rank learns the worst status, the longest mean time of a call and
  * the longest time of the latest call (`call`) of all, the sum and the
  * largest of their peak resident set sizes (each rank's, read now), and
@@ -764,16 +796,15 @@ static void agree(struct bench *b, int *status, double *mean, double *call, stru
             break;
         }
         if (rank + mask < procs) {
-            if (PMPI_Recv(other, N, MPI_DOUBLE, rank + mask, UP, b->agree_comm,
-                          MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            if (agree_recv(b, other, N, rank + mask, UP) != MPI_SUCCESS)
                 other[0] = BENCH_MPI_ERROR, other[1] = other[2] = other[3] = other[4] =
                                                  other[5] = 0, other[6] = -1;
             for (int j = 0; j < N; j++)
                 mine[j] = j == 2 ? mine[j] + other[j] : other[j] > mine[j] ? other[j] : mine[j];
         }
     }
-    if (rank != 0 && PMPI_Recv(mine, N, MPI_DOUBLE, rank - mask, DOWN, b->agree_comm,
-                               MPI_STATUS_IGNORE) != MPI_SUCCESS && mine[0] < BENCH_MPI_ERROR)
+    if (rank != 0 && agree_recv(b, mine, N, rank - mask, DOWN) != MPI_SUCCESS &&
+        mine[0] < BENCH_MPI_ERROR)
         mine[0] = BENCH_MPI_ERROR;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (rank + mask < procs)
@@ -944,6 +975,8 @@ static int run_size(struct bench *b, int iters, struct timing *time, struct peak
             fprintf(stderr, PROGRAM ": rank %d: %s count=%lld returned %d (%s)\n", b->rank, name,
                     b->count, err, text);
             status = BENCH_MPI_ERROR;
+            if (b->error_grace > 0)
+                b->agree_by = MPI_Wtime() + b->error_grace;
         } else if (wrong > 0) {
             fprintf(stderr, PROGRAM ": rank %d: %s count=%lld delivered %zu wrong elements\n",
                     b->rank, name, b->count, wrong);
@@ -951,6 +984,7 @@ static int run_size(struct bench *b, int iters, struct timing *time, struct peak
         }
         time->mean = total / done;
         agree(b, &status, &time->mean, &call, peak);
+        b->agree_by = 0;
         if (done == 1 || call < time->fastest)
             time->fastest = call;
     }
@@ -1128,6 +1162,7 @@ int main(int argc, char **argv)
         .reversed = o.reversed,
         .inplace = o.inplace,
         .late = o.late,
+        .error_grace = o.error_grace,
         .sparse = o.sparse,
         .root = o.root,
         .size = o.type_size,

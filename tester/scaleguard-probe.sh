@@ -63,7 +63,7 @@ Usage: scaleguard-probe --collective NAME[,NAME...]|all --procs P[,P...] --type-
                         [--forms plain|inplace|plain,inplace] [--inplace]
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
-                        [--refine bisect|linear] [--state DIR] [--max-jobs K]
+                        [--refine bisect|linear] [--error-grace SEC] [--state DIR] [--max-jobs K]
                         [--nodes N[,N...]] [--spread-procs P[,P...]]
                         [--spread-collective NAME[,NAME...]] [--bench-preload LIB]...
                         [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB]
@@ -105,6 +105,11 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       G: KiB, MiB, GiB) is run, and jobs are held to it
                       (default 80% of this node's memory)
   --refine            bisect (default) or linear (the paper's scan)
+  --error-grace SEC   a rank whose call returned an MPI error waits that long
+                      for the others, which may wait in the collective for
+                      it, then ends the job (default 60; the bench's
+                      --error-grace): the size failed either way, and its job
+                      need not wait for its time limit
   --state DIR         job results, logs (default FILE.state); rerunning with
                       the same arguments reuses every finished job
   --nodes N,...       the spreads (default 1): each search runs again with its
@@ -172,7 +177,7 @@ launchers=$prefix/libexec/scaleguard
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
 # The spreads: each search's jobs ask for that many nodes (check_world).
 nodes_list=1 nodes=1 spread_procs_list='' spread_collective=''
-max_count=$INT_MAX time_limit=30 memory_limit='' forms_list=plain refine=bisect state=
+max_count=$INT_MAX time_limit=30 error_grace=60 memory_limit='' forms_list=plain refine=bisect state=
 max_jobs=1
 preloads=() bench_envs=() w4=1 layer=''
 for layer in "$prefix"/lib/libscaleguard.so "$prefix"/lib/*/libscaleguard.so ''; do
@@ -189,7 +194,7 @@ while (($#)); do
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
       --bench-preload | --layer | --bench-env | --max-jobs | --nodes | --spread-procs | \
-      --spread-collective) ;;
+      --spread-collective | --error-grace) ;;
     *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
@@ -208,6 +213,7 @@ while (($#)); do
     --time-limit) time_limit=$value ;;
     --memory-limit) memory_limit=$value ;;
     --refine) refine=$value ;;
+    --error-grace) error_grace=$value ;;
     --state) state=$value ;;
     --max-jobs) max_jobs=$value ;;
     --nodes) nodes_list=$value ;;
@@ -257,6 +263,9 @@ if ! is_count "$max_count" || ((max_count < start_count || max_count > LARGE_COU
   die_usage "--max-count must be in --start-count..$INT_MAX ($LARGE_COUNT_MAX for a large-count routine)"
 fi
 is_count "$time_limit" || die_usage "--time-limit must be a positive number of seconds"
+if ! is_count "$error_grace" || ((error_grace > 86400)); then
+  die_usage "--error-grace must be a whole number of seconds in 1..86400"
+fi
 if [[ -z $memory_limit ]]; then
   memory_limit=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 * 0.8 }' /proc/meminfo)
 fi
@@ -418,6 +427,15 @@ rank_errored() {
   grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2 returned " "$1"
 }
 
+# error_grace_ended LOG COUNT: whether that rank, its peers not agreeing
+# within --error-grace, ended the job itself (MPI_Abort): the same MPI
+# error, sooner; the launcher's status is how mpiexec ended (or the error's
+# own text: "Out of memory" from MPICH's schedules reads as oom), not what
+# failed.
+error_grace_ended() {
+  grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2: the other ranks did not agree " "$1"
+}
+
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
   local status=$1 code=$2
@@ -558,7 +576,8 @@ run_job() {
     # A job of a killed driver may still be running: never share its log
     # (nor a log of another search of the campaign).
     local log="$state/logs/job-$(($(wc -l <"$journal") + 1))-$BASHPID.log"
-    local bench_args=(-c "$routine" -n "$list" -s "$s")
+    # (--error-grace ends a job sooner, never changes its outcome: not in the key)
+    local bench_args=(-c "$routine" -n "$list" -s "$s" --error-grace "$error_grace")
     ((inplace)) && bench_args+=(--inplace)
     ((sparse)) && bench_args+=(--sparse)
     ((iters > 1)) && bench_args+=(-i "$iters")
@@ -621,7 +640,8 @@ run_job() {
         [[ -z ${waited[$count]:-} ]] || waits+=("$count:${waited[$count]}")
       elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
         value=not-run ended=1 # the limit was for all the sizes: not this one's
-      elif [[ $status == timeout ]] && rank_errored "$log" "$count"; then
+      elif { [[ $status == timeout ]] && rank_errored "$log" "$count"; } ||
+        error_grace_ended "$log" "$count"; then
         value=mpi-error
       else
         [[ $status != completed ]] ||

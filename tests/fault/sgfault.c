@@ -329,19 +329,33 @@ static int invoke_to_completion(const struct sg_call *c)
     return err;
 }
 
-/* MPI_ERR_OTHER as the MPI library would raise it: through the
- * communicator's error handler unless that is MPI_ERRORS_RETURN. */
-static int raise_mpi_error(MPI_Comm comm)
+/* An error of a class of its own whose text is MPICH's "Out of memory"
+ * (MPIR_Igather_intra_sched_binomial's), which a launcher reading the log
+ * takes for an out-of-memory job. (A code added to the predefined
+ * MPI_ERR_NO_MEM gets MPICH 4.0.2's class text and a stale error stack.) */
+static int out_of_memory_code(void)
+{
+    static int code = MPI_ERR_OTHER;
+    static int added;
+    if (!added && PMPI_Add_error_class(&code) == MPI_SUCCESS)
+        PMPI_Add_error_string(code, "Out of memory (sgfault: lone-mpi-error)");
+    added = 1;
+    return code;
+}
+
+/* An error as the MPI library would raise it: through the communicator's
+ * error handler unless that is MPI_ERRORS_RETURN. */
+static int raise_mpi_error(MPI_Comm comm, int error)
 {
     MPI_Errhandler handler;
     if (PMPI_Comm_get_errhandler(comm, &handler) != MPI_SUCCESS)
-        return MPI_ERR_OTHER;
+        return error;
     int returns = handler == MPI_ERRORS_RETURN;
     PMPI_Errhandler_free(&handler);
     if (returns)
-        return MPI_ERR_OTHER;
-    int err = PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
-    return err != MPI_SUCCESS ? err : MPI_ERR_OTHER;
+        return error;
+    int err = PMPI_Comm_call_errhandler(comm, error);
+    return err != MPI_SUCCESS ? err : error;
 }
 
 /* Index (in elements of the receive type) of the first block this rank
@@ -439,7 +453,7 @@ static int inject(const struct sg_call *c)
         err = invoke_to_completion(c);
         if (err == MPI_SUCCESS && sg_is_persistent(c->routine))
             err = PMPI_Request_free(c->request);
-        return err != MPI_SUCCESS ? err : raise_mpi_error(c->comm);
+        return err != MPI_SUCCESS ? err : raise_mpi_error(c->comm, MPI_ERR_OTHER);
     case FAULT_WRONG_DATA:
         err = invoke_to_completion(c);
         if (err == MPI_SUCCESS)
@@ -455,12 +469,12 @@ static int inject(const struct sg_call *c)
         spin_for_cpu(&slow_pause);
         return err;
     case FAULT_LONE_MPI_ERROR: {
-        /* The last rank returns the error without entering the call; its
-         * peers enter it and wait for that rank. */
+        /* The last rank returns an error without entering the call (out of
+         * memory, as MPICH's schedule did); its peers enter it and wait. */
         int procs, rank;
         if (PMPI_Comm_size(c->comm, &procs) == MPI_SUCCESS &&
             PMPI_Comm_rank(c->comm, &rank) == MPI_SUCCESS && rank == procs - 1)
-            return raise_mpi_error(c->comm);
+            return raise_mpi_error(c->comm, out_of_memory_code());
         return invoke_to_completion(c);
     }
     }
