@@ -427,11 +427,11 @@ rank_errored() {
   grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2 returned " "$1"
 }
 
-# error_grace_ended LOG COUNT: whether that rank, its peers not agreeing
-# within --error-grace, ended the job itself (MPI_Abort): the same MPI
-# error, sooner; the launcher's status is how mpiexec ended (or the error's
-# own text: "Out of memory" from MPICH's schedules reads as oom), not what
-# failed.
+# error_grace_ended LOG COUNT (a count, or a pattern): whether that rank,
+# its peers not agreeing within --error-grace, ended the job itself
+# (MPI_Abort): the same MPI error, sooner; the launcher's status is how
+# mpiexec ended (or the error's own text: "Out of memory" from MPICH's
+# schedules reads as oom), not what failed.
 error_grace_ended() {
   grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2: the other ranks did not agree " "$1"
 }
@@ -591,7 +591,9 @@ run_job() {
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
       "$(spread_shown)" "$s" "$shown" "$limit")"
     launch "$limit" "$memory" "$log" "${bench_args[@]}"
-    if [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)) &&
+    if error_grace_ended "$log" '[0-9]*'; then
+      say_part "ended by a rank $error_grace s after its MPI error: "
+    elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)) &&
       rank_errored "$log" "${counts[0]}"; then
       say_part "reached the limit after a rank's MPI error: "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
