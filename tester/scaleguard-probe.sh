@@ -285,8 +285,23 @@ for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flo
 done
 
 declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=() aint_displs=()
+# sibling_form[ROUTINE]: the routine of the same family whose search starts
+# this one's (from_sibling_form), empty for the others: a large-count form's
+# int form (MPI_Scatter_c: MPI_Scatter; MPI_Scatter_init_c: MPI_Scatter_init),
+# a persistent form's I-form (MPI_Scatter_init: MPI_Iscatter, whose call
+# each of its Starts makes, the same counts). Both come before it in the
+# layer's list of routines.
+declare -A sibling_form=()
 while read -r name kind form send _ reduces blocks; do
   large[$name]=$([[ $name == *_c ]] && echo 1 || echo 0) # MPI_Count counts, MPI_Aint displs
+  sibling_form[$name]=''
+  if [[ $name == *_c ]]; then
+    sibling_form[$name]=${name%_c}
+  elif [[ $name == *_init ]]; then
+    base=${name#MPI_}
+    base=${base%_init}
+    sibling_form[$name]=MPI_I${base,}
+  fi
   # MPI_Aint displacements, which do not wrap: a large-count routine's, and a
   # neighbourhood's W sides' in every form (MPI_Neighbor_alltoallw)
   aint_displs[$name]=$([[ $name == *_c || ($send == send=w && $blocks == blocks=neighbours) ]] &&
@@ -847,13 +862,10 @@ predicted_bytes() {
 # MPI_Reduce_scatter passed 2^29 with 16 GB (tester_memory_from_sibling).
 # A job whose prediction was low runs out of memory: `oom`, never the
 # MPI's failure.
-declare -A sibling_of=()
 memory_ratio_of() {
-  local key=$inplace.$nodes:$1
+  local key=$inplace.$nodes:$1 sibling=${sibling_form[$routine]}
   ratio_out=${memory_ratio[$routine:$key]:-}
-  [[ -z $ratio_out ]] || return 0
-  [[ -n ${sibling_of[$routine]+set} ]] || sibling_of[$routine]=$(sibling_form "$routine")
-  [[ -z ${sibling_of[$routine]} ]] || ratio_out=${memory_ratio[${sibling_of[$routine]}:$key]:-}
+  [[ -n $ratio_out || -z $sibling ]] || ratio_out=${memory_ratio[$sibling:$key]:-}
 }
 
 fits() {
@@ -1173,22 +1185,6 @@ limits_before_memory_stop() {
   done
 }
 
-# sibling_form ROUTINE: the routine of the same family whose search starts
-# this one's (from_sibling_form), none for the others: a large-count form's
-# int form (MPI_Scatter_c: MPI_Scatter; MPI_Scatter_init_c: MPI_Scatter_init),
-# a persistent form's I-form (MPI_Scatter_init: MPI_Iscatter, whose call
-# each of its Starts makes, the same counts). Both come before it in the
-# layer's list of routines.
-sibling_form() {
-  local name=${1#MPI_}
-  if [[ $1 == *_c ]]; then
-    echo "${1%_c}"
-  elif [[ $1 == *_init ]]; then
-    name=${name%_init}
-    echo "MPI_I${name,}"
-  fi
-}
-
 # sibling_hung KEY: the sibling form of `routine` (sibling_form), where the
 # journal holds that one's job of KEY's P, s, form, spread and size as a hang
 # (which reached its limit twice, or once as here). Such a job of `routine`
@@ -1199,8 +1195,7 @@ sibling_form() {
 # again, 35 were at a size where the sibling had hung, and each hung again:
 # 3,564 s of second runs; of the other 36, one passed on its second run.)
 sibling_hung() {
-  local sibling
-  sibling=$(sibling_form "$routine")
+  local sibling=${sibling_form[$routine]}
   [[ -n $sibling ]] || return 1
   awk -F '\t' -v key="routine=$sibling ${1#"routine=$routine "}" '
     $1 == key && $2 == "status=timeout" && $NF == "end" { found = 1 }
@@ -1220,8 +1215,7 @@ sibling_hung() {
 # safe count but not the failure alike: what the sibling passed is not
 # searched again.
 from_sibling_form() {
-  local sibling
-  sibling=$(sibling_form "$routine")
+  local sibling=${sibling_form[$routine]}
   [[ -n $sibling && -n ${irregular[$sibling]:-} ]] && ((nodes == 1)) || return 1
   local known
   await_task "$sibling $inplace $p 1" one_node one_node_class one_node_found memory_ratio
