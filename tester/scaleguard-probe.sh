@@ -63,7 +63,8 @@ Usage: scaleguard-probe --collective NAME[,NAME...]|all --procs P[,P...] --type-
                         [--forms plain|inplace|plain,inplace] [--inplace]
                         [--launcher local|slurm] [--factor F] [--start-count N]
                         [--max-count N] [--time-limit SEC] [--memory-limit BYTES]
-                        [--refine bisect|linear] [--error-grace SEC] [--state DIR] [--max-jobs K]
+                        [--refine bisect|linear] [--error-grace SEC] [--hang-once-below F]
+                        [--state DIR] [--max-jobs K]
                         [--nodes N[,N...]] [--spread-procs P[,P...]]
                         [--spread-collective NAME[,NAME...]] [--bench-preload LIB]...
                         [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB]
@@ -105,6 +106,11 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       G: KiB, MiB, GiB) is run, and jobs are held to it
                       (default 80% of this node's memory)
   --refine            bisect (default) or linear (the paper's scan)
+  --hang-once-below F a job of one size that reaches its limit while other
+                      work took less than F of this machine's CPU time (the
+                      local launcher's cpu_others) is a hang at once, unless
+                      predicted to need more than half the memory limit
+                      (default 0.1; 0: always run it again; 1: never)
   --error-grace SEC   a rank whose call returned an MPI error waits that long
                       for the others, which may wait in the collective for
                       it, then ends the job (default 60; the bench's
@@ -177,7 +183,7 @@ launchers=$prefix/libexec/scaleguard
 collective='' procs_list='' type_size='' output='' launcher=local factor=16 start_count=1
 # The spreads: each search's jobs ask for that many nodes (check_world).
 nodes_list=1 nodes=1 spread_procs_list='' spread_collective=''
-max_count=$INT_MAX time_limit=30 error_grace=60 memory_limit='' forms_list=plain refine=bisect state=
+max_count=$INT_MAX time_limit=30 error_grace=60 hang_once_below=0.1 memory_limit='' forms_list=plain refine=bisect state=
 max_jobs=1
 preloads=() bench_envs=() w4=1 layer=''
 for layer in "$prefix"/lib/libscaleguard.so "$prefix"/lib/*/libscaleguard.so ''; do
@@ -194,7 +200,7 @@ while (($#)); do
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
       --bench-preload | --layer | --bench-env | --max-jobs | --nodes | --spread-procs | \
-      --spread-collective | --error-grace) ;;
+      --spread-collective | --error-grace | --hang-once-below) ;;
     *) die_usage "unknown option $option" ;;
   esac
   (($# >= 2)) || die_usage "$option needs a value"
@@ -214,6 +220,7 @@ while (($#)); do
     --memory-limit) memory_limit=$value ;;
     --refine) refine=$value ;;
     --error-grace) error_grace=$value ;;
+    --hang-once-below) hang_once_below=$value ;;
     --state) state=$value ;;
     --max-jobs) max_jobs=$value ;;
     --nodes) nodes_list=$value ;;
@@ -263,6 +270,8 @@ if ! is_count "$max_count" || ((max_count < start_count || max_count > LARGE_COU
   die_usage "--max-count must be in --start-count..$INT_MAX ($LARGE_COUNT_MAX for a large-count routine)"
 fi
 is_count "$time_limit" || die_usage "--time-limit must be a positive number of seconds"
+[[ $hang_once_below =~ ^(0(\.[0-9]+)?|1(\.0+)?)$ ]] ||
+  die_usage "--hang-once-below must be a number in 0..1"
 if ! is_count "$error_grace" || ((error_grace > 86400)); then
   die_usage "--error-grace must be a whole number of seconds in 1..86400"
 fi
@@ -432,24 +441,39 @@ retry_at_limit=1
 # ended: the next job's journal line gets the driver's own time since.
 slot_free_since=''
 
-# rank_errored LOG COUNT: whether a rank of the job reported that its call
-# at COUNT returned an MPI error (the bench's "rank R: ROUTINE count=COUNT
-# returned E" line). A job that then reaches its limit failed with that
-# error, its peers left waiting in the collective (MPICH 4.0.2's in-place
-# MPI_Igather_c at P = 8, 2^30: one rank's schedule ran out of memory): an
-# mpi-error, not a size the machine slowed, so it does not run again.
+# rank_errored LOG COUNT (a count, or a pattern): whether a rank of the job
+# reported that its call at COUNT returned an MPI error (the bench's "rank
+# R: ROUTINE count=COUNT returned E" line). A job that then ends without
+# the size's result line failed with that error, its peers left waiting in
+# the collective (MPICH 4.0.2's in-place MPI_Igather_c at P = 8, 2^30: one
+# rank's schedule ran out of memory): an mpi-error, whether the job reached
+# its limit (not a size the machine slowed: it does not run again) or that
+# rank ended it after --error-grace (MPI_Abort; the launcher's status is
+# how mpiexec ended, or the error's own text: "Out of memory" reads as oom;
+# the rank's line saying so may be lost as mpiexec ends the job).
 rank_errored() {
   grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2 returned " "$1"
 }
 
-# error_grace_ended LOG COUNT (a count, or a pattern): whether that rank,
-# its peers not agreeing within --error-grace, ended the job itself
-# (MPI_Abort): the same MPI error, sooner; the launcher's status is how
-# mpiexec ended (or the error's own text: "Out of memory" from MPICH's
-# schedules reads as oom), not what failed.
-error_grace_ended() {
-  grep -q "scaleguard-bench: rank [0-9]*: $routine count=$2: the other ranks did not agree " "$1"
+# quiet_machine LOG: the launcher's cpu_others of a job that reached its
+# limit (launch-local: the share of the machine's CPU time other work took
+# while it ran), when below --hang-once-below (1: whatever it is); else
+# fails (and where the launcher gives none: launch-slurm). A job that
+# nothing else slowed, its limit five times the wall of the size half as
+# large, has hung: running it again with twice the limit is for a machine
+# other work loaded. (MPICH 4.0.2's journal: the 37 jobs under 9.7 GB run
+# again where no sibling form had hung all hung again, 3,878 s of second
+# runs; the 21 that passed the second time were jobs of 9.7 to 17.2 GB,
+# the memory limit 20.2: heavy_job_limit gives those twice the limit, and
+# they are still run again.)
+quiet_machine() {
+  local others
+  others=$(sed -n 's/.*time limit of .* reached: cpu_others=\([0-9.]*\) .*/\1/p' "$1" | tail -n 1)
+  [[ -n $others ]] &&
+    awk -v a="$others" -v b="$hang_once_below" 'BEGIN { exit !(a < b || b >= 1) }' &&
+    echo "$others"
 }
+
 
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
@@ -601,19 +625,23 @@ run_job() {
     job_memory "${counts[-1]}" "$sparse"
     memory=$memory_out
     heavy_job_limit
-    local started=$EPOCHSECONDS retried='' hang_as='' driver=''
+    local started=$EPOCHSECONDS retried='' hang_as='' quiet='' driver=''
     [[ -z $slot_free_since ]] || driver=$(seconds_since "$slot_free_since")
     say_part "$(printf 'probe: %s%s P=%s%s s=%s n=%s, limit %s s: ' "$routine" "$form" "$p" \
       "$(spread_shown)" "$s" "$shown" "$limit")"
     launch "$limit" "$memory" "$log" "${bench_args[@]}"
-    if error_grace_ended "$log" '[0-9]*'; then
-      say_part "ended by a rank $error_grace s after its MPI error: "
+    if [[ $launched != status=completed* && $launched != status=timeout* ]] &&
+      rank_errored "$log" '[0-9]*'; then
+      say_part "ended after a rank's MPI error: "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1)) &&
       rank_errored "$log" "${counts[0]}"; then
       say_part "reached the limit after a rank's MPI error: "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
       hang_as=$(sibling_hung "$key"); then
       say_part "reached the limit, where $hang_as hung: "
+    elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
+      ((2 * predicted_out <= memory_limit)) && quiet=$(quiet_machine "$log"); then
+      say_part "reached the limit on a quiet machine (cpu_others=$quiet): "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)); then
       # A loaded machine must not write a false bound: a hang is a job that
       # reaches its limit twice, the second time a longer one. (A job of
@@ -657,8 +685,7 @@ run_job() {
         [[ -z ${waited[$count]:-} ]] || waits+=("$count:${waited[$count]}")
       elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
         value=not-run ended=1 # the limit was for all the sizes: not this one's
-      elif { [[ $status == timeout ]] && rank_errored "$log" "$count"; } ||
-        error_grace_ended "$log" "$count"; then
+      elif [[ $status != completed ]] && rank_errored "$log" "$count"; then
         value=mpi-error
       else
         [[ $status != completed ]] ||
@@ -674,6 +701,7 @@ run_job() {
       "waits=$(IFS=,; echo "${waits[*]}")")
     [[ -z $retried ]] || fields+=("retried=$retried")
     [[ -z $hang_as ]] || fields+=("hang_as=$hang_as")
+    [[ -z $quiet ]] || fields+=("cpu_others=$quiet")
     fields+=("started=$started")
     [[ -z $driver ]] || fields+=("driver=$driver")
     campaign_check_driver

@@ -26,6 +26,11 @@
 #   `COMMAND` on `HOST` as ssh does): MPICH `-launcher ssh -launcher-exec`,
 #   Open MPI `--mca plm_rsh_agent`. jobs/local-slurm.sh start --nodes N
 #   exports both for its cluster.
+# - A job that reaches its time limit: the log says how much of this
+#   machine's CPU time other work than the job took while it ran,
+#   `cpu_others=F` (0 to 1: /proc/stat's busy time less the CPU time of
+#   mpiexec and its descendants, over the wall time of all CPUs). Near 0, nothing else
+#   slowed the job: the tester need not run it again to tell a hang.
 # - Exit codes: mpiexec passes a rank's exit code on (MPICH: the code itself;
 #   Open MPI: the first failing rank's). A rank's signal is read from the
 #   launcher's own report, since MPICH returns the bare signal number.
@@ -91,6 +96,51 @@ session_alive() {
   ps -o stat= -s "$job" 2>/dev/null | grep -qv '^Z'
 }
 
+# Busy clock ticks of the whole machine so far (/proc/stat: user, nice,
+# system, irq, softirq, steal).
+machine_busy_ticks() {
+  local cpu_line
+  read -ra cpu_line </proc/stat # cpu user nice system idle iowait irq softirq steal ...
+  echo $((cpu_line[1] + cpu_line[2] + cpu_line[3] + cpu_line[6] + cpu_line[7] + cpu_line[8]))
+}
+
+# Clock ticks the job's processes have run so far: mpiexec and all its
+# descendants (MPICH's proxy and ranks each make a session of their own),
+# from /proc/PID/stat: utime, stime, and those of the children they waited
+# for.
+job_ticks() {
+  local pid stat fields ticks=0
+  for pid in $(ps -e -o pid=,ppid= | awk -v root="$job" '
+    { parent[$1] = $2 }
+    END {
+      inside[root] = 1
+      do {
+        grew = 0
+        for (p in parent) if (!(p in inside) && (parent[p] in inside)) { inside[p] = 1; grew = 1 }
+      } while (grew)
+      for (p in inside) print p
+    }'); do
+    stat=$(<"/proc/$pid/stat") 2>/dev/null || continue
+    read -ra fields <<<"${stat##*) }" # after the command name: state is field 3
+    ticks=$((ticks + fields[11] + fields[12] + fields[13] + fields[14]))
+  done
+  echo "$ticks"
+}
+
+# cpu_others: the share of this machine's CPU time since the job started
+# that other work took (see the header), as a decimal.
+cpu_others() {
+  local cpus ticks_per_second wall_ticks other
+  cpus=$(grep -c '^cpu[0-9]' /proc/stat)
+  ticks_per_second=$(getconf CLK_TCK)
+  wall_ticks=$(((ended - started) * ticks_per_second * cpus / 1000000))
+  other=$(($(machine_busy_ticks) - busy_at_start - $(job_ticks)))
+  ((wall_ticks > 0)) || wall_ticks=1
+  ((other > 0)) || other=0
+  ((other < wall_ticks)) || other=$wall_ticks # (ticks are sampled)
+  printf '%d.%03d' $((other / wall_ticks)) $((other * 1000 / wall_ticks % 1000))
+}
+
 # Ends every process of the job's session: SIGTERM, up to 2 s to go, SIGKILL.
 end_session() {
   session_alive || return 0
@@ -116,6 +166,7 @@ interrupted() {
 }
 
 started=$(now_us)
+busy_at_start=$(machine_busy_ticks)
 (
   if [[ -n $address_space ]]; then
     ulimit -v "$address_space"
@@ -144,7 +195,8 @@ elif ((rc != 0)); then
   interrupted "the timer was killed" 1
 else
   timed_out=1
-  note "time limit of ${time_limit}s reached: ending the job"
+  note "time limit of ${time_limit}s reached: cpu_others=$(cpu_others) (other work's share of" \
+    "this machine's CPU time while the job ran); ending the job"
   # (bash tells of the job it SIGKILLs as it reaps it, during the waits)
   end_session 2>/dev/null
   wait "$job" 2>/dev/null || true

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# retried-case.sh JOURNAL LIMIT [as-sibling]
+# retried-case.sh JOURNAL LIMIT [as-sibling|quiet]
 #
 # Every job of the probe's JOURNAL that counted as a hang reached its time
 # limit twice: the journal line says it ran again after reaching LIMIT
 # seconds (retried=LIMIT or a larger limit of a later job); or once, where
 # its sibling form's job of the same key counted as a hang (hang_as=SIBLING,
-# no second run); and there is one. Except a W4 trial's job (its key holds
+# no second run), or on a machine the launcher saw quiet (cpu_others=F, no
+# second run); and there is one. Except a W4 trial's job (its key holds
 # the bench's extra arguments, " bench="): one that hangs is not run again.
 # With as-sibling, some hang is of the second kind, and so is every hang of
-# a routine at a size where its sibling hung.
+# a routine at a size where its sibling hung. With quiet, every hang is of
+# the third kind.
 set -euo pipefail
 awk -F '\t' -v first="$2" -v as_sibling="${3:-}" '
+  BEGIN { quiet_only = as_sibling == "quiet"; if (quiet_only) as_sibling = "" }
   # as sibling_form of the probe: MPI_Xyz_c, MPI_Xyz; MPI_Xyz_init, MPI_Ixyz
   function sibling_of(name) {
     if (name ~ /_c$/) return substr(name, 1, length(name) - 2)
@@ -21,10 +24,11 @@ awk -F '\t' -v first="$2" -v as_sibling="${3:-}" '
   $NF != "end" || $5 !~ /=hang(,|$)/ { next }
   {
     hang[$1] = 1
-    retried = 0; sibling = ""
+    retried = 0; sibling = ""; quiet = ""
     for (i = 1; i <= NF; i++) {
       if ($i ~ /^retried=[0-9]+$/ && substr($i, 9) + 0 >= first + 0) retried = 1
       if ($i ~ /^hang_as=/) sibling = substr($i, 9)
+      if ($i ~ /^cpu_others=[0-9.]+$/) quiet = substr($i, 12)
     }
     if ($1 ~ / bench=/) {
       trials++
@@ -32,7 +36,12 @@ awk -F '\t' -v first="$2" -v as_sibling="${3:-}" '
       next
     }
     hangs++
-    if (sibling != "") {
+    if (quiet_only && (quiet == "" || retried || sibling != "")) {
+      print "FAIL: a hang not judged once on a quiet machine: " $1; bad++
+    } else if (quiet != "") {
+      if (retried) { print "FAIL: run again though quiet: " $1; bad++ }
+      n_quiet++
+    } else if (sibling != "") {
       key = $1
       sub(/^routine=[^ ]* /, "routine=" sibling " ", key)
       as[$1] = key
@@ -58,6 +67,7 @@ awk -F '\t' -v first="$2" -v as_sibling="${3:-}" '
       }
     }
     if (bad) exit 1
-    print "PASS: " hangs " hangs, " hangs - n_as " after a second run with a longer limit, " \
-      n_as + 0 " where the sibling form hung (run once); " trials + 0 " W4 trials that hung, each run once"
+    print "PASS: " hangs " hangs, " hangs - n_as - n_quiet " after a second run with a longer limit, " \
+      n_as + 0 " where the sibling form hung (run once), " n_quiet + 0 " on a quiet machine (run" \
+      " once); " trials + 0 " W4 trials that hung, each run once"
   }' "$1"
