@@ -352,7 +352,7 @@ set_up_nodes() {
     { mount --bind "$prefix/ns" "$prefix/ns" && mount --make-private "$prefix/ns"; } ||
       die "cannot make $prefix/ns a private mount for the nodes' namespaces"
   fi
-  ! ip -4 route show to match "$net.1" | grep -qv '^default ' ||
+  ! ip -4 route show to match "$net.1" | grep -v '^default ' >/dev/null || # (not -q: pipefail)
     die "$net.0/24 is routed on this machine already: choose another (SCALEGUARD_SLURM_NET)"
   local hosts i name address veth
   hosts="127.0.0.1 localhost"$'\n'"$net.1 $host"
