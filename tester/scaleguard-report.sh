@@ -308,7 +308,7 @@ plot_routine() {
   jobs=$(wc -l <"$data.jobs")
   read -r lo hi < <(awk -F '\t' 'NR == 1 { lo = hi = $1 }
     { if ($1 < lo) lo = $1; if ($1 > hi) hi = $1 }
-    END { print lo + 0, hi + 0 }' "$data.dat")
+    END { printf "%.0f %.0f\n", lo, hi }' "$data.dat") # (mawk prints 2^31 as 2.14748e+09)
 
   # The bound of each entry of the routine, as bytes of one message.
   local bounds=() labels=() section value
