@@ -464,8 +464,8 @@ rank_errored() {
 # other work loaded. (MPICH 4.0.2's journal: the 37 jobs under 9.7 GB run
 # again where no sibling form had hung all hung again, 3,878 s of second
 # runs; the 21 that passed the second time were jobs of 9.7 to 17.2 GB,
-# the memory limit 20.2: heavy_job_limit gives those twice the limit, and
-# they are still run again.)
+# the memory limit 20.2: those are heavy_job, which gets twice the limit and
+# still runs again.)
 quiet_machine() {
   local others
   others=$(sed -n 's/.*time limit of .* reached: cpu_others=\([0-9.]*\) .*/\1/p' "$1" | tail -n 1)
@@ -473,7 +473,6 @@ quiet_machine() {
     awk -v a="$others" -v b="$hang_once_below" 'BEGIN { exit !(a < b || b >= 1) }' &&
     echo "$others"
 }
-
 
 # The outcome of the first size a job has no result line for.
 outcome_of_ending() {
@@ -640,7 +639,7 @@ run_job() {
       hang_as=$(sibling_hung "$key"); then
       say_part "reached the limit, where $hang_as hung: "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)) &&
-      ((2 * predicted_out <= memory_limit)) && quiet=$(quiet_machine "$log"); then
+      ! heavy_job && quiet=$(quiet_machine "$log"); then
       say_part "reached the limit on a quiet machine (cpu_others=$quiet): "
     elif [[ $launched == status=timeout* ]] && ((${#counts[@]} == 1 && retry_at_limit)); then
       # A loaded machine must not write a false bound: a hang is a job that
@@ -763,15 +762,21 @@ next_limit() {
     'BEGIN { t = int(5 * wall + 0.999); print (t > floor ? t : floor) }'
 }
 
-# heavy_job_limit: a job (run_job's locals) predicted (job_memory's
-# predicted_out) to need more than half the memory limit gets twice its
-# limit. Near the limit the call slows past the model the limit is made of (twice the size,
-# twice the time; the limit 5x the last pass): in MPICH 4.0.2's journal 21 of
-# the 64 jobs run again at a size where no sibling form had hung passed on
-# their second run, every one a job of 9.7 to 17.2 GB (the limit 20.2 GB)
-# that took 2.8 to 9.6 times its half size's wall, where a second run has 10.
+# heavy_job: whether the job (job_memory's predicted_out) is predicted to
+# need more than half the memory limit. Near the limit the call slows past
+# the model the limit is made of (twice the size, twice the time; the limit
+# 5x the last pass): in MPICH 4.0.2's journal 21 of the 64 jobs run again at
+# a size where no sibling form had hung passed on their second run, every
+# one a job of 9.7 to 17.2 GB (the limit 20.2 GB) that took 2.8 to 9.6 times
+# its half size's wall, where a second run has 10. Such a job gets twice its
+# limit (heavy_job_limit, run_job's locals) and is run again at the limit
+# even on a quiet machine (quiet_machine).
+heavy_job() {
+  ((2 * predicted_out > memory_limit))
+}
+
 heavy_job_limit() {
-  ((2 * predicted_out <= memory_limit)) || limit=$((2 * limit))
+  ! heavy_job || limit=$((2 * limit))
 }
 
 # In the refinement, sizes go down as well as up: keep the larger limit.
