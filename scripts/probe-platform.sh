@@ -114,6 +114,12 @@ if [[ -n $only ]]; then
   problems=("${selected[@]}")
 fi
 
+# The layer, to time its own workaround beside W4's (workaround_seconds): an
+# installed prefix's is found by the probe; the build tree keeps it apart.
+layer_args=()
+if [[ -z $bin && -f $root/build/$mpi/protect/libscaleguard.so ]]; then
+  layer_args=(--layer "$root/build/$mpi/protect/libscaleguard.so")
+fi
 bin=${bin:-$root/build/$mpi/stage/bin}
 [[ -x $bin/scaleguard-probe ]] ||
   { echo "probe-platform: $bin/scaleguard-probe is missing (scripts/build.sh)" >&2; exit 1; }
@@ -175,7 +181,8 @@ if ((full)); then
     shapes[-1]+=", --max-count 2^40 (the large-count forms)"
   fi
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
-    "${spread_args[@]}" "${count_args[@]}" --type-size 1 --output "$work" --state "$state"; then
+    "${spread_args[@]}" "${count_args[@]}" "${layer_args[@]}" --type-size 1 --output "$work" \
+    --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2
     exit 1
   fi
@@ -186,7 +193,7 @@ else
     shapes+=("$routine at P = $procs")
     echo "probe-platform: $mpi: $routine at P=$procs, s=1 (state $state)"
     if ! "$bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
-      --start-count "$start_count" --output "$work" --state "$state"; then
+      --start-count "$start_count" "${layer_args[@]}" --output "$work" --state "$state"; then
       echo "probe-platform: the probe of $routine failed; $output left as it was" >&2
       exit 1
     fi

@@ -596,7 +596,10 @@ run_job() {
   ((nodes == 1)) || key+=" nodes=$nodes"
   ((sparse)) && key+=" sparse=1"
   ((iters > 1)) && key+=" iters=$iters"
-  key+=" counts=$list launcher=$launcher preload=${preloads[*]} env=${bench_envs[*]}"
+  # Preloads by name and the journal's own files relative to it, so that a
+  # journal committed in one clone is reused in another.
+  local preload_names=("${preloads[@]##*/}") envs=("${bench_envs[@]//"$state/"/STATE/}")
+  key+=" counts=$list launcher=$launcher preload=${preload_names[*]} env=${envs[*]}"
   ((${#bench_extra[@]} == 0)) || key+=" bench=${bench_extra[*]}"
   local shown="${counts[0]}"
   ((${#counts[@]} == 1)) || shown+="..${counts[-1]} (${#counts[@]} sizes)"
