@@ -231,7 +231,7 @@ static void test_platform_files(void)
         CHECK_U64(w.count, 0);
         CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
         CHECK_STR(b.platform.launcher, "local");
-        CHECK_U64(b.count, 30); /* the full probe: 14 routines */
+        CHECK_U64(b.count, 112); /* the full probe: 50 of the 126 routines fail */
         CHECK_U64(b.cvar_count, 228); /* MPI_T category COLLECTIVE */
         CHECK(strlen(b.platform.cvars_digest) == 16);
         e = find_entry(&b, "MPI_Scatter", 1);
@@ -258,6 +258,30 @@ static void test_platform_files(void)
         e = find_entry(&b, "MPI_Reduce_scatter", 1);
         CHECK(e != NULL && e->cls == SG_CLASS_X && e->trigger == SG_TRIGGER_N &&
               e->procs == 3 && e->bound == e->safe_count && e->failure == SG_FAILURE_CRASH);
+        /* The large-count forms: MPI_Scatter_c crashes where MPI_Scatter does
+         * (the issue's P = 3, 750M chars); past INT_MAX, the in-place
+         * MPI_Gather_c returns wrong data at P = 4 and MPI_Allgatherv_c at
+         * P = 2 (2^31 elements: a C int inside them) */
+        e = find_entry(&b, "MPI_Scatter_c", 2);
+        CHECK(e != NULL && e->cls == SG_CLASS_G && e->trigger == SG_TRIGGER_SNP &&
+              e->procs == 3 && e->failure == SG_FAILURE_CRASH &&
+              sg_trigger_exceeds(e->trigger, 1, 750000000, 3, e->bound));
+        e = find_entry(&b, "MPI_Gather_c", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_X && e->trigger == SG_TRIGGER_N &&
+              e->procs == 4 && e->inplace && e->bound == 2147483647u &&
+              e->failure == SG_FAILURE_WRONG_DATA);
+        e = find_entry(&b, "MPI_Allgatherv_c", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_X && e->procs == 2 && !e->inplace &&
+              e->bound == 2147483647u && e->failure == SG_FAILURE_WRONG_DATA);
+        /* MPI_Alltoallw's byte displacements wrap in place (Class D), and the
+         * neighbourhood Allgatherv's */
+        e = find_entry(&b, "MPI_Alltoallw", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_D && e->procs == 4 && e->inplace &&
+              e->failure == SG_FAILURE_CRASH);
+        e = find_entry(&b, "MPI_Neighbor_allgatherv", 1);
+        CHECK(e != NULL && e->cls == SG_CLASS_D && e->failure == SG_FAILURE_CRASH);
+        /* MPI_Scan passes up to the memory limit: no entry */
+        CHECK(find_entry(&b, "MPI_Scan", 1) == NULL);
         sg_bounds_free(&b);
     } else {
         fprintf(stderr, "%s\n", error);
