@@ -16,6 +16,10 @@
 #   message (a rank dying of SIGKILL that the launcher did not send counts
 #   as oom too: that is the kernel's OOM killer, unless a rank aborted
 #   inside the MPI first, after which mpiexec kills the others itself).
+#   A rank on another host that the kernel's OOM killer ended: MPICH's
+#   mpiexec names no signal for it ("EXIT CODE: 9", its proxy's exit 255),
+#   so a job that ended so while the machine's count of OOM kills
+#   (/proc/vmstat oom_kill) rose is oom too.
 # - --time-limit: the job runs in a session of its own (setsid). At the limit
 #   every process of that session gets SIGTERM and, 2 s later, SIGKILL; the
 #   same happens to whatever is left of the session when mpiexec exits, so no
@@ -104,6 +108,21 @@ machine_busy_ticks() {
   echo $((cpu_line[1] + cpu_line[2] + cpu_line[3] + cpu_line[6] + cpu_line[7] + cpu_line[8]))
 }
 
+# The kernel's OOM kills so far (/proc/vmstat; empty where it is not told).
+oom_kills() {
+  awk '$1 == "oom_kill" { print $2; exit }' /proc/vmstat 2>/dev/null || true
+}
+
+# oom_killed_unnamed: whether mpiexec reported a rank that ended by SIGKILL
+# without naming the signal (MPICH's "EXIT CODE: 9" with no "(signal N)")
+# while the kernel's OOM kills rose.
+oom_killed_unnamed() {
+  local now
+  now=$(oom_kills)
+  [[ -n $oom_kills_at_start && -n $now ]] && ((now > oom_kills_at_start)) &&
+    grep -v "^$launcher: " "$log" | grep -q '^=   EXIT CODE: 9$'
+}
+
 # Clock ticks the job's processes have run so far: mpiexec and all its
 # descendants (MPICH's proxy and ranks each make a session of their own),
 # from /proc/PID/stat: utime, stime, and those of the children they waited
@@ -167,6 +186,7 @@ interrupted() {
 
 started=$(now_us)
 busy_at_start=$(machine_busy_ticks)
+oom_kills_at_start=$(oom_kills)
 (
   if [[ -n $address_space ]]; then
     ulimit -v "$address_space"
@@ -234,7 +254,7 @@ elif [[ -n $signal ]]; then
   else
     report signal $((128 + signal)) "$seconds"
   fi
-elif oom_in_log; then
+elif oom_in_log || { ! aborted_in_log && oom_killed_unnamed; }; then
   report oom "$rc" "$seconds"
 else
   report failed "$rc" "$seconds"

@@ -10,6 +10,11 @@
 #                    with the first N hosts, through node-ssh)
 #   user_srun        the README's `srun $SCALEGUARD_SRUN_FLAGS -N 3 -n 3 ./app`
 #                    with the installed module's environment (INSTALL_PREFIX)
+#   mpiexec_oom_killer  launch-local --procs 2 --nodes 2 in a memory cgroup
+#                    of its own (cgroup v1) too small for the call: the
+#                    kernel's OOM killer ends a rank on another host, which
+#                    mpiexec reports without a signal; the launcher must say
+#                    oom, never a failure of the MPI
 #   probe_spread     scaleguard-probe with a launch-local that spreads its
 #                    ranks over 2 hosts: a launch error (exit 1, nothing in the
 #                    journal), since every probe job asks for one node
@@ -54,6 +59,24 @@ case $case in
     echo "launch-$launcher: $status"
     [[ $status == "status=completed exit=0 "* ]] || fail "the job did not complete"
     expect_world "$work/job.log" 4 "$nodes"
+    ;;
+  mpiexec_oom_killer)
+    memcg=/sys/fs/cgroup/memory
+    [[ -w $memcg ]] || { echo "SKIP: no writable cgroup v1 memory controller at $memcg"; exit 77; }
+    group=$memcg/scaleguard-oom-$$
+    mkdir "$group"
+    trap 'for _ in 1 2 3 4 5; do rmdir "$group" 2>/dev/null && break; sleep 1; done; rm -rf "$work"' EXIT
+    # 2 ranks of 2 x 512 MiB buffers each, in 768 MiB
+    echo $((768 << 20)) >"$group/memory.limit_in_bytes"
+    status=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' - "$group" \
+      "$launchers/launch-local" --procs 2 --nodes 2 --time-limit 60 --log "$work/job.log" \
+      -- "$bench" -c MPI_Allreduce -n $((512 << 20)) -s 1)
+    echo "launch-local: $status"
+    grep -a 'EXIT CODE\|EXIT STRING\|signal\|Killed' "$work/job.log" | head -5 || true
+    echo "memory cgroup: $(tr '\n' ' ' <"$group/memory.oom_control")"
+    grep -q '^oom_kill [1-9]' "$group/memory.oom_control" ||
+      fail "the kernel's OOM killer did not act in the group"
+    [[ $status == "status=oom "* ]] || fail "expected status=oom"
     ;;
   user_srun)
     # shellcheck source=tests/install/load-module.sh
