@@ -7,9 +7,12 @@
 # MPI::MPI_C and PkgConfig::INIH (the project's find_package and
 # pkg_check_modules).
 set(SG_CHECK_BOUNDS_INI_SOURCE ${CMAKE_CURRENT_LIST_DIR}/..)
+# the routines of this MPI's forms, as the build's scaleguard-ini knows them
+include(${CMAKE_CURRENT_LIST_DIR}/MpiForms.cmake)
 
 function(sg_check_bounds_ini file)
   set(source ${SG_CHECK_BOUNDS_INI_SOURCE})
+  list(TRANSFORM SCALEGUARD_FORM_DEFINITIONS PREPEND -D OUTPUT_VARIABLE forms)
   set(sources configs/scaleguard-ini.c configs/bounds.c configs/bounds_replace.c configs/cvars.c
               fingerprint/algorithms.c detectors/displs.c detectors/trigger.c
               detectors/classify.c detectors/routines.c files/safe_file.c)
@@ -18,6 +21,7 @@ function(sg_check_bounds_ini file)
   try_run(run_status compiled SOURCES ${sources} NO_CACHE
     CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
     COMPILE_DEFINITIONS -D_POSIX_C_SOURCE=200809L "-DSCALEGUARD_VERSION=\"(check)\""
+                        ${forms}
     LINK_LIBRARIES PkgConfig::INIH MPI::MPI_C
     C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
     COMPILE_OUTPUT_VARIABLE compile_output

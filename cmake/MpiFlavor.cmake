@@ -8,26 +8,9 @@ include(CheckSymbolExists)
 set(CMAKE_REQUIRED_INCLUDES ${MPI_C_INCLUDE_DIRS})
 check_symbol_exists(OPEN_MPI mpi.h SCALEGUARD_HAVE_OPEN_MPI)
 check_symbol_exists(MPICH_VERSION mpi.h SCALEGUARD_HAVE_MPICH)
-# The MPI-4 large-count forms (MPI_Scatter_c, ...): every list of routines
-# has them only where mpi.h declares them and the library defines them
-# (detectors/routines.h, SG_FORM_LIST): MPICH 4, not Open MPI 4.1. The
-# same for the MPI-4 persistent collectives (MPI_Bcast_init, ...): Open MPI
-# 4.1 has only MPIX_ ones (mpi-ext.h), which no list names.
-set(CMAKE_REQUIRED_LIBRARIES ${MPI_C_LIBRARIES})
-check_symbol_exists(MPI_Scatter_c mpi.h SCALEGUARD_HAVE_LARGE_COUNT)
-check_symbol_exists(MPI_Bcast_init mpi.h SCALEGUARD_HAVE_PERSISTENT)
-unset(CMAKE_REQUIRED_LIBRARIES)
 unset(CMAKE_REQUIRED_INCLUDES)
-if(SCALEGUARD_HAVE_LARGE_COUNT)
-  add_compile_definitions(SCALEGUARD_LARGE_COUNT=1)
-else()
-  add_compile_definitions(SCALEGUARD_LARGE_COUNT=0)
-endif()
-if(SCALEGUARD_HAVE_PERSISTENT)
-  add_compile_definitions(SCALEGUARD_PERSISTENT=1)
-else()
-  add_compile_definitions(SCALEGUARD_PERSISTENT=0)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/MpiForms.cmake)
+add_compile_definitions(${SCALEGUARD_FORM_DEFINITIONS})
 
 get_filename_component(_sg_mpicc_dir "${MPI_C_COMPILER}" DIRECTORY)
 if(SCALEGUARD_HAVE_OPEN_MPI)
