@@ -82,7 +82,7 @@ endif()
 # One MPI test: <program> on <n> ranks, each NAME=VALUE in every rank's
 # environment (sg_mpi_launch), under tests/fault/expect.sh, which checks
 # the exit status and what standard error says (STDOUT: the job's standard
-# output too). Label mpi, 60 s unless TIMEOUT, from a clean environment.
+# output too, after it). Label mpi, 60 s unless TIMEOUT, from a clean environment.
 # WRAP: a command the launcher runs under (timeout ...). NODES <k>: across
 # the test cluster's first <k> hosts (sg_mpi_launch), label cluster, with
 # its fixture.
@@ -92,7 +92,7 @@ function(sg_expect_test name)
   sg_mpi_launch(launch PROCS ${T_PROCS} NODES ${T_NODES} ENV ${T_ENV})
   set(to_stderr)
   if(T_STDOUT)
-    set(to_stderr sh -c "exec \"$@\" >&2" sh)
+    set(to_stderr sh ${PROJECT_SOURCE_DIR}/tests/fault/stdout-after.sh)
   endif()
   add_test(NAME ${name}
            COMMAND sh ${PROJECT_SOURCE_DIR}/tests/fault/expect.sh ${T_EXPECT} ${to_stderr}
