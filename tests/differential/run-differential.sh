@@ -153,13 +153,17 @@ run() {
     local dir=$1 name=$2
     shift 2
     local out=$dir/$name
-    rm -f "$out".rank* "$out.log"
+    rm -f "$out".rank* "$out.log" "$out.err"
     local cmd=("${launch[@]}" -n "$procs" "$@" "$program" --seed "$seed" --calls "$calls"
         --output "$out" "${extra[@]}")
     (($# == 0)) || [[ -z $over ]] || cmd+=(--count-over "$over")
     echo "differential: $name run: ${cmd[*]}"
     local start=$SECONDS rc=0
-    timeout --kill-after=10 "$timeout_s" "${cmd[@]}" >"$out.log" 2>&1 || rc=$?
+    # (the two streams apart, then one after the other: merged as they come,
+    # a line of one landed inside a line of the other)
+    timeout --kill-after=10 "$timeout_s" "${cmd[@]}" >"$out.log" 2>"$out.err" || rc=$?
+    cat "$out.err" >>"$out.log"
+    rm -f "$out.err"
     tail -n 40 "$out.log" | sed 's/^/  | /'
     echo "differential: $name run: exit $rc after $((SECONDS - start)) s"
     if ((rc == 124 || rc == 137)); then

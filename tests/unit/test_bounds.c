@@ -228,10 +228,17 @@ static void test_platform_files(void)
                                 error, sizeof error);
     CHECK(status == 0);
     if (status == 0) {
-        CHECK_U64(w.count, 0);
         CHECK_STR(b.platform.mpi_library, "MPICH Version:\t4.0.2");
         CHECK_STR(b.platform.launcher, "local");
+#if SCALEGUARD_LARGE_COUNT && SCALEGUARD_PERSISTENT
+        CHECK_U64(w.count, 0);
         CHECK_U64(b.count, 112); /* the full probe: 50 of the 126 routines fail */
+#else
+        /* built for an MPI without the large-count and persistent forms, the
+         * layer knows the int-count routines' 34 entries and warns of the rest */
+        CHECK(w.count > 0);
+        CHECK_U64(b.count, 34);
+#endif
         CHECK_U64(b.cvar_count, 228); /* MPI_T category COLLECTIVE */
         CHECK(strlen(b.platform.cvars_digest) == 16);
         e = find_entry(&b, "MPI_Scatter", 1);
@@ -258,6 +265,7 @@ static void test_platform_files(void)
         e = find_entry(&b, "MPI_Reduce_scatter", 1);
         CHECK(e != NULL && e->cls == SG_CLASS_X && e->trigger == SG_TRIGGER_N &&
               e->procs == 3 && e->bound == e->safe_count && e->failure == SG_FAILURE_CRASH);
+#if SCALEGUARD_LARGE_COUNT
         /* The large-count forms: MPI_Scatter_c crashes where MPI_Scatter does
          * (the issue's P = 3, 750M chars); past INT_MAX, the in-place
          * MPI_Gather_c returns wrong data at P = 4 and MPI_Allgatherv_c at
@@ -273,6 +281,7 @@ static void test_platform_files(void)
         e = find_entry(&b, "MPI_Allgatherv_c", 1);
         CHECK(e != NULL && e->cls == SG_CLASS_X && e->procs == 2 && !e->inplace &&
               e->bound == 2147483647u && e->failure == SG_FAILURE_WRONG_DATA);
+#endif
         /* MPI_Alltoallw's byte displacements wrap in place (Class D), and the
          * neighbourhood Allgatherv's */
         e = find_entry(&b, "MPI_Alltoallw", 1);
