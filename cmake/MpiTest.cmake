@@ -86,13 +86,19 @@ endif()
 # WRAP: a command the launcher runs under (timeout ...). NODES <k>: across
 # the test cluster's first <k> hosts (sg_mpi_launch), label cluster, with
 # its fixture.
+# SG_STDOUT_AFTER COMMAND...: COMMAND's standard output after its standard
+# error, both on standard error (tests/fault/stdout-after.sh), for
+# expect.sh to check both: merged as they come, a line of one stream can
+# land inside a line of the other.
+set(SG_STDOUT_AFTER sh ${PROJECT_SOURCE_DIR}/tests/fault/stdout-after.sh)
+
 function(sg_expect_test name)
   cmake_parse_arguments(PARSE_ARGV 1 T "STDOUT" "PROCS;NODES;TIMEOUT;PROCESSORS"
                         "ENV;EXPECT;RUN;WRAP")
   sg_mpi_launch(launch PROCS ${T_PROCS} NODES ${T_NODES} ENV ${T_ENV})
   set(to_stderr)
   if(T_STDOUT)
-    set(to_stderr sh ${PROJECT_SOURCE_DIR}/tests/fault/stdout-after.sh)
+    set(to_stderr ${SG_STDOUT_AFTER})
   endif()
   add_test(NAME ${name}
            COMMAND sh ${PROJECT_SOURCE_DIR}/tests/fault/expect.sh ${T_EXPECT} ${to_stderr}

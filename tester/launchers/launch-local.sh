@@ -120,7 +120,9 @@ oom_killed_unnamed() {
   local now
   now=$(oom_kills)
   [[ -n $oom_kills_at_start && -n $now ]] && ((now > oom_kills_at_start)) &&
-    grep -v "^$launcher: " "$log" | grep -q '^=   EXIT CODE: 9$'
+    awk -v own="$launcher: " '
+      index($0, own) != 1 && $0 == "=   EXIT CODE: 9" { found = 1; exit }
+      END { exit !found }' "$log"
 }
 
 # Clock ticks the job's processes have run so far: mpiexec and all its
