@@ -21,8 +21,9 @@ static const char usage[] =
     "Run as one MPI process (mpiexec -n 1 scaleguard-cvars, or alone). Prints the\n"
     "control variables through which the running MPI chooses its collectives'\n"
     "algorithms (the rule: README, \"The platform fingerprint\"), as KEY=VALUE\n"
-    "lines: cvars_rule and cvars_digest (the keys of an INI's [platform]), then\n"
-    "one line per variable (the keys of [cvars]). With --against FILE: compares\n"
+    "lines: mpi_library (the first line of MPI_Get_library_version), cvars_rule and\n"
+    "cvars_digest (the keys of an INI's [platform]), then one line per variable\n"
+    "(the keys of [cvars]). With --against FILE: compares\n"
     "the running MPI's library and variables with FILE's and prints what differs.\n"
     "With --algorithms MPI_ROUTINE: the control variable that chooses the routine's\n"
     "algorithm (cvar=NAME; none: no choice) and its values other than the MPI's own\n"
@@ -198,6 +199,11 @@ static int print(void)
         MPI_T_finalize();
         return 2;
     }
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int length;
+    MPI_Get_library_version(library, &length);
+    library[strcspn(library, "\n")] = '\0'; /* the first line, as the bench prints it */
+    printf("mpi_library=%s\n", library);
     printf("cvars_rule=%s\ncvars_digest=%016llx\n", read.rule,
            (unsigned long long)sg_cvars_digest(read.cvars, read.count));
     for (size_t i = 0; i < read.count; i++)

@@ -2048,13 +2048,14 @@ else
 fi
 inplace=0 nodes=1
 
-# Every job reused: the library as any job's log of this journal names it.
+# Every job reused: the library as any job's log of this journal names it,
+# else as the fingerprint's job below reads it (a clean clone of a
+# committed journal has no logs).
 [[ -n $library ]] || library=$(grep -rh -m 1 '# scaleguard-bench: mpi_library=' "$state/logs" 2>/dev/null |
   head -n 1 | sed 's/^.*# scaleguard-bench: mpi_library=//') || true
 ((last_measured)) || last_measured=$EPOCHSECONDS
 platform=(hostname="$(hostname -s)" measured="$(date -u -d "@$last_measured" +%Y-%m-%dT%H:%M:%SZ)"
   launcher="$launcher")
-[[ -z $library ]] || platform=(mpi_library="${library:0:150}" "${platform[@]}")
 
 # The platform's fingerprint (fingerprint/read.h): the control variables
 # that choose the collectives' algorithms, as a one-rank job of the same
@@ -2072,6 +2073,7 @@ else
   cvars_status="launcher failed"
 fi
 if [[ $cvars_status == status=completed* ]] && grep -q '^cvars_rule=' "$cvars_log"; then
+  [[ -n $library ]] || library=$(sed -n 's/^mpi_library=//p' "$cvars_log" | head -n 1)
   # its lines, NAME=VALUE; the launcher's own ("launch-local: ...") are not
   while IFS= read -r line; do
     if [[ $line == cvars_rule=* ]]; then
@@ -2087,6 +2089,7 @@ else
   echo "probe: the MPI's control variables could not be read ($cvars_status; log: $cvars_log);" \
     "no [cvars]"
 fi
+[[ -z $library ]] || platform=(mpi_library="${library:0:150}" "${platform[@]}")
 "$ini_tool" replace "$output" platform --entry "${platform[@]}"
 if ((${#cvars[@]})); then
   "$ini_tool" replace "$output" cvars --entry "${cvars[@]}"
