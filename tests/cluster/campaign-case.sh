@@ -205,11 +205,19 @@ case $case in
     echo "campaign: at most $most jobs pending or running at once"
     ((most <= 2)) || fail "more than 2 jobs in flight ($most)"
     ((most >= 2)) || fail "never 2 jobs in flight at once"
-    # two searches at once: a job of P=2 before the last one of P=4
-    first_p2=$(grep -n 'P=2 s=1 n=.*limit' "$work/campaign.out" | head -n 1 | cut -d: -f1)
-    last_p4=$(grep -n 'P=4 s=1 n=.*limit' "$work/campaign.out" | tail -n 1 | cut -d: -f1)
+    # two searches at once: P=2's first job started (the journal's started=,
+    # when it was submitted) before P=4's last one. (Not the console's order,
+    # which is that of the jobs' ends: Slurm once held P=2's first job
+    # pending until P=4's first three had ended, both submitted at once.)
+    started_of() {
+      awk -F '\t' -v procs="procs=$1 " 'index($1, procs) {
+          for (i = 2; i <= NF; i++) if ($i ~ /^started=/) print substr($i, 9) }' \
+        "$work/campaign.state/jobs.tsv" | sort -n
+    }
+    first_p2=$(started_of 2 | head -n 1)
+    last_p4=$(started_of 4 | tail -n 1)
     ((${first_p2:-0} > 0 && ${first_p2:-0} < ${last_p4:-0})) ||
-      fail "the searches did not run at once (first P=2 job line $first_p2, last P=4 $last_p4)"
+      fail "the searches did not run at once (P=2's first job started at ${first_p2:-?}, P=4's last at ${last_p4:-?})"
     [[ -z $(job_keys "$work/campaign.state" | uniq -d) ]] || fail "the campaign ran a job twice"
     diff <(job_keys "$work/serial.state") <(job_keys "$work/campaign.state") ||
       fail "the campaign's jobs are not those of one job at a time"
