@@ -14,7 +14,7 @@ function(sg_check_bounds_ini file)
   set(source ${SG_CHECK_BOUNDS_INI_SOURCE})
   list(TRANSFORM SCALEGUARD_FORM_DEFINITIONS PREPEND -D OUTPUT_VARIABLE forms)
   set(sources configs/scaleguard-ini.c configs/bounds.c configs/bounds_replace.c configs/cvars.c
-              fingerprint/algorithms.c detectors/displs.c detectors/trigger.c
+              fingerprint/algorithms.c fingerprint/library.c detectors/displs.c detectors/trigger.c
               detectors/classify.c detectors/routines.c files/safe_file.c)
   list(TRANSFORM sources PREPEND ${source}/)
   set(includes ${source}/configs ${source}/fingerprint ${source}/detectors ${source}/files)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "library.h"
+
 /* The name without "MPI_", in upper or lower case. */
 static void routine_word(enum sg_routine routine, int upper, char *out, size_t size)
 {
@@ -163,10 +165,8 @@ int sg_avoid_values_check(const struct sg_bounds *bounds, const char *path,
         with += bounds->entries[i].avoid_count;
     if (with == 0 || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
         return 0;
-    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int length;
-    if (MPI_Get_library_version(library, &length) == MPI_SUCCESS)
-        library[strcspn(library, "\r\n")] = '\0';
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    sg_mpi_library_line(library);
     for (char *c = library; *c; c++)
         *c = *c == '\t' ? ' ' : *c;
     for (size_t i = 0; i < bounds->count; i++) {

@@ -13,6 +13,7 @@
 #include "algorithms.h"
 #include "bounds.h"
 #include "compare.h"
+#include "library.h"
 #include "read_cvars.h"
 
 static const char usage[] =
@@ -199,10 +200,8 @@ static int print(void)
         MPI_T_finalize();
         return 2;
     }
-    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int length;
-    MPI_Get_library_version(library, &length);
-    library[strcspn(library, "\n")] = '\0'; /* the first line, as the bench prints it */
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    sg_mpi_library_line(library);
     printf("mpi_library=%s\n", library);
     printf("cvars_rule=%s\ncvars_digest=%016llx\n", read.rule,
            (unsigned long long)sg_cvars_digest(read.cvars, read.count));
