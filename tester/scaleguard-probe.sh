@@ -1200,12 +1200,19 @@ doubling() {
   fi
 }
 
+# overflow_counts: the counts of `routine` at which an int first overflows
+# (search's wrap): one past where its displacements wrap, and a large-count
+# routine's 2^31; smaller first, 0 for none.
+overflow_counts() {
+  echo $((wrap ? wrap + 1 : 0)) $((large[$routine] ? INT_MAX + 1 : 0))
+}
+
 # overflow_first: where the search starts from its sibling form's count
 # (from_sibling_form: sizes the doubling runs one per job, their memory
 # predicted from the sibling's peaks) and its doubling would stop at the
-# memory limit below a count of limits_before_memory_stop (the first where
-# an int overflows), that count alone first (doubling's locals; its limit
-# the seed's, scaled by the count over twice `from`). Where it passes, so
+# memory limit below one of overflow_counts, that count alone first
+# (doubling's locals, its sizes among them; its limit the seed's, scaled by
+# the count over twice `from`). Where it passes, so
 # does every size the doubling would have run below it (the search assumes
 # a size passes where a larger one did): the search ends there, as the
 # doubling would have ended it, without the doubling's jobs (MPICH 4.0.2's
@@ -1215,14 +1222,13 @@ doubling() {
 # would have, that job among its results.
 overflow_first() {
   ((from != start_count)) && [[ $mode == fail ]] || return 1
-  local n=$from top=0 stop=0 count seed=$limit
-  while fits "$p" "$s" "$n"; do
+  local n top=0 stop=0 count seed=$limit
+  for n in "${sizes[@]}" "$cap"; do
+    fits "$p" "$s" "$n" || { stop=$n; break; }
     top=$n
-    ((n < cap)) || return 1 # the doubling reaches the cap, not the memory limit
-    n=$((2 * n > cap ? cap : 2 * n))
   done
-  stop=$n
-  for count in $((wrap ? wrap + 1 : 0)) $((large[$routine] ? INT_MAX + 1 : 0)); do
+  ((stop)) || return 1 # the doubling reaches the cap, not the memory limit
+  for count in $(overflow_counts); do
     ((count > top && count < stop && count <= cap)) || continue
     fits "$p" "$s" "$count" || continue
     echo "probe: $routine P=$p $form: its doubling from n=$from would stop at the memory" \
@@ -1254,7 +1260,7 @@ overflow_first() {
 #   INT_MAX asks for 2^32 - 2, over the limit; 2^31 returns wrong data).
 limits_before_memory_stop() {
   local count why
-  for count in $((wrap ? wrap + 1 : 0)) $((large[$routine] ? INT_MAX + 1 : 0)); do
+  for count in $(overflow_counts); do
     ((count > passed && count < stopped_by_memory && count <= cap)) || continue
     fits "$p" "$s" "$count" || continue
     why="where the displacements wrap"
