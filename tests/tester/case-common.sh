@@ -35,6 +35,14 @@ finish() {
   exit "$result"
 }
 
+# journal_state NAME JOURNAL: NAME.state, a probe state holding a copy of
+# JOURNAL and nothing else, NAME.ini and NAME.env gone.
+journal_state() {
+  rm -rf "$1.state" "$1.ini" "$1.env"
+  mkdir -p "$1.state"
+  cp "$2" "$1.state/jobs.tsv"
+}
+
 # replay BIN NAME JOURNAL PROBE_ARGS...: BIN/scaleguard-probe on a copy of
 # JOURNAL (NAME.state) with an mpiexec that does not exist: every job the
 # journal holds is reused, and the first it does not hold fails to launch
@@ -43,9 +51,7 @@ finish() {
 replay() {
   local bin=$1 name=$2 journal=$3
   shift 3
-  rm -rf "$name.state" "$name.ini" "$name.env"
-  mkdir -p "$name.state"
-  cp "$journal" "$name.state/jobs.tsv"
+  journal_state "$name" "$journal"
   sed "s|^SCALEGUARD_MPIEXEC=.*|SCALEGUARD_MPIEXEC=$PWD/no-such-mpiexec|" \
     "$bin/../share/scaleguard/mpi.env" >"$name.env"
   SCALEGUARD_MPI_ENV=$PWD/$name.env "$bin/scaleguard-probe" "$@" --output "$name.ini" \

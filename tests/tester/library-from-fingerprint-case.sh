@@ -9,9 +9,9 @@
 set -euo pipefail
 
 bin=$1 journal=$2
-rm -rf library.state library.ini
-mkdir -p library.state
-cp "$journal" library.state/jobs.tsv
+# shellcheck source=tests/tester/case-common.sh
+source "$(dirname "$0")/case-common.sh"
+journal_state library "$journal"
 status=0
 "$bin/scaleguard-probe" --collective MPI_Scatterv,MPI_Scatterv_c --procs 4 --forms plain \
   --type-size 1 --max-count 1099511627776 --memory-limit 20220792013 --output library.ini \
