@@ -13,9 +13,9 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 usage: scripts/probe-platform.sh --full [--spread] [--bin DIR] [--output FILE] [--state DIR]
-                                 [--report DIR] [--fresh] mpich|openmpi
+                                 [--report DIR] [--fresh] [--busy-wait] mpich|openmpi
        scripts/probe-platform.sh [--bin DIR] [--output FILE] [--state DIR]
-                                 [--routine NAME] [--fresh] mpich|openmpi
+                                 [--routine NAME] [--fresh] [--busy-wait] mpich|openmpi
        scripts/probe-platform.sh --help
 With --full, runs the tester (scaleguard-probe, s = 1, local launcher) on all
 42 collectives, each plain and in place (where it has that form), at P = 4, 3
@@ -53,6 +53,8 @@ near 2^30 elements, and all smaller sizes pass) and refines on the grid
                   FILE; without it FILE is written anew
   --spread        with --full: also over 2 and 4 nodes (above)
   --fresh         forget the journal first: measure everything again
+  --busy-wait     the probe's --busy-wait: its jobs without libscaleguard-yield.so
+                  (the journals in results/ were measured so; tester/README.md)
 
 The file starts with a comment saying which command wrote it and when.
 Exit status: 0 written, 1 a probe failed, 2 usage.
@@ -65,13 +67,14 @@ die_usage() {
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin='' output='' state='' only='' fresh=0 mpi='' full=0 report='' spread=0
+bin='' output='' state='' only='' fresh=0 mpi='' full=0 report='' spread=0 wait_args=()
 while (($#)); do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --fresh) fresh=1; shift ;;
     --full) full=1; shift ;;
     --spread) spread=1; shift ;;
+    --busy-wait) wait_args=(--busy-wait); shift ;;
     --bin | --output | --state | --routine | --report)
       (($# >= 2)) || die_usage "$1 needs a value"
       case $1 in
@@ -181,7 +184,7 @@ if ((full)); then
     shapes[-1]+=", --max-count 2^40 (the large-count forms)"
   fi
   if ! "$bin/scaleguard-probe" --collective all --procs "$full_procs" --forms "$full_forms" \
-    "${spread_args[@]}" "${count_args[@]}" "${layer_args[@]}" --type-size 1 --output "$work" \
+    "${spread_args[@]}" "${count_args[@]}" "${layer_args[@]}" "${wait_args[@]}" --type-size 1 --output "$work" \
     --state "$state"; then
     echo "probe-platform: the probe failed; $output left as it was" >&2
     exit 1
@@ -193,7 +196,7 @@ else
     shapes+=("$routine at P = $procs")
     echo "probe-platform: $mpi: $routine at P=$procs, s=1 (state $state)"
     if ! "$bin/scaleguard-probe" --collective "$routine" --procs "$procs" --type-size 1 \
-      --start-count "$start_count" "${layer_args[@]}" --output "$work" --state "$state"; then
+      --start-count "$start_count" "${layer_args[@]}" "${wait_args[@]}" --output "$work" --state "$state"; then
       echo "probe-platform: the probe of $routine failed; $output left as it was" >&2
       exit 1
     fi
@@ -205,6 +208,7 @@ shown=$mpi merged=''
 ((full == 0)) || shown="--full $mpi"
 ((spread == 0)) || shown="--full --spread $mpi"
 [[ -z $only ]] || shown="--routine $only $mpi" merged=' (merged: other sections are older)'
+((${#wait_args[@]} == 0)) || shown="--busy-wait $shown"
 # When: the newest job's end, as the probe wrote it (a resumed run, the same).
 measured=$("$bin/scaleguard-ini" dump "$work" | awk -F '\t' '$1 == "platform" {
   for (i = 2; i <= NF; i++) if (sub(/^measured=/, "", $i)) print $i }')

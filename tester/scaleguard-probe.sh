@@ -67,7 +67,7 @@ Usage: scaleguard-probe --collective NAME[,NAME...]|all --procs P[,P...] --type-
                         [--state DIR] [--max-jobs K]
                         [--nodes N[,N...]] [--spread-procs P[,P...]]
                         [--spread-collective NAME[,NAME...]] [--bench-preload LIB]...
-                        [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB]
+                        [--bench-env NAME=VALUE]... [--no-w4] [--layer LIB] [--busy-wait]
        scaleguard-probe --help | --version
 
 Finds the largest count n_s at which the collective still works with P
@@ -142,6 +142,15 @@ Reduce_scatter(_block) the sum of the counts, P times the bench's count.
                       jobs and the INI are those of one job at a time (default
                       1: one job at a time, each asking for --memory-limit)
   --bench-preload LIB added to LD_PRELOAD of every rank of every job
+  --busy-wait         leave the MPI's waits spinning as they are: without it
+                      every rank of every job has libscaleguard-yield.so
+                      where this tree has it (MPICH's), which lets a rank that
+                      waits in the MPI give its CPU to the rank it waits for
+                      (with more ranks than cores a spinning rank holds its
+                      CPU until the kernel's tick, and a pipelined call slows
+                      70-fold: tester/README.md); the journal's keys name it,
+                      so a journal measured without it is replayed with
+                      --busy-wait
   --bench-env N=V     set in the environment of every rank of every job
   --no-w4             do not try the MPI's other algorithms on a failing routine
                       (by default each Class G or X failure is tried with each
@@ -185,7 +194,7 @@ collective='' procs_list='' type_size='' output='' launcher=local factor=16 star
 nodes_list=1 nodes=1 spread_procs_list='' spread_collective=''
 max_count=$INT_MAX time_limit=30 error_grace=60 hang_once_below=0.1 memory_limit='' forms_list=plain refine=bisect state=
 max_jobs=1
-preloads=() bench_envs=() w4=1 layer=''
+preloads=() bench_envs=() w4=1 layer='' busy_wait=0
 for layer in "$prefix"/lib/libscaleguard.so "$prefix"/lib/*/libscaleguard.so ''; do
   [[ -z $layer || -f $layer ]] && break
 done
@@ -197,6 +206,7 @@ while (($#)); do
     --version) echo "scaleguard-probe $VERSION"; exit 0 ;;
     --inplace) forms_list=inplace; shift; continue ;;
     --no-w4) w4=0; shift; continue ;;
+    --busy-wait) busy_wait=1; shift; continue ;;
     --collective | --procs | --type-size | --output | --forms | --launcher | --factor | \
       --start-count | --max-count | --time-limit | --memory-limit | --refine | --state | \
       --bench-preload | --layer | --bench-env | --max-jobs | --nodes | --spread-procs | \
@@ -292,6 +302,10 @@ is_count "$memory_limit" ||
 for tool in "$bench" "$ini_tool" "$launchers/launch-$launcher" "$(command -v flock || echo flock)"; do
   [[ -x $tool ]] || { echo "scaleguard-probe: $tool is missing" >&2; exit 1; }
 done
+# (built where the tree's MPI has a poll it can read: MPICH's)
+if ((!busy_wait)) && [[ -f $launchers/libscaleguard-yield.so ]]; then
+  preloads=("$launchers/libscaleguard-yield.so" "${preloads[@]}")
+fi
 
 declare -A irregular=() has_in_place=() packed=() reduction=() in_bytes=() large=() aint_displs=()
 # sibling_form[ROUTINE]: the routine of the same family whose search starts

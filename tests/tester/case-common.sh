@@ -47,13 +47,14 @@ journal_state() {
 # JOURNAL (NAME.state) with an mpiexec that does not exist: every job the
 # journal holds is reused, and the first it does not hold fails to launch
 # (the probe stops there). Writes NAME.ini; its output also in NAME.out;
-# returns the probe's status.
+# returns the probe's status. --busy-wait: the committed journals' jobs ran
+# without libscaleguard-yield.so.
 replay() {
   local bin=$1 name=$2 journal=$3
   shift 3
   journal_state "$name" "$journal"
   sed "s|^SCALEGUARD_MPIEXEC=.*|SCALEGUARD_MPIEXEC=$PWD/no-such-mpiexec|" \
     "$bin/../share/scaleguard/mpi.env" >"$name.env"
-  SCALEGUARD_MPI_ENV=$PWD/$name.env "$bin/scaleguard-probe" "$@" --output "$name.ini" \
+  SCALEGUARD_MPI_ENV=$PWD/$name.env "$bin/scaleguard-probe" "$@" --busy-wait --output "$name.ini" \
     --state "$name.state" 2>&1 | tee "$name.out"
 }

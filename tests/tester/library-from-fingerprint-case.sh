@@ -5,7 +5,8 @@
 # the MPI library, as in a clean clone) still writes [platform] mpi_library:
 # the fingerprint's one-rank job reads it. JOURNAL: MPICH 4.0.2's jobs of
 # MPI_Scatterv and MPI_Scatterv_c at P = 4 (overflow-first.jobs.tsv), every
-# job the search needs; the probe runs with this tree's MPI.
+# job the search needs, run without libscaleguard-yield.so (--busy-wait); the
+# probe runs with this tree's MPI.
 set -euo pipefail
 
 bin=$1 journal=$2
@@ -14,7 +15,7 @@ source "$(dirname "$0")/case-common.sh"
 journal_state library "$journal"
 status=0
 "$bin/scaleguard-probe" --collective MPI_Scatterv,MPI_Scatterv_c --procs 4 --forms plain \
-  --type-size 1 --max-count 1099511627776 --memory-limit 20220792013 --output library.ini \
+  --type-size 1 --max-count 1099511627776 --memory-limit 20220792013 --busy-wait --output library.ini \
   --state library.state >library.out 2>&1 || { echo "FAIL: the probe failed"; status=1; }
 grep -q '^probe: 0 jobs run, ' library.out || { echo "FAIL: a job ran (not all from the journal)"; status=1; }
 [[ ! -e library.state/logs ]] || ! grep -rq 'scaleguard-bench: mpi_library=' library.state/logs ||

@@ -6,8 +6,8 @@
 # holds the MPI's control variables ([cvars], their digest matching) and the
 # section of the probed collective: every KEY=VALUE is there, and the safe
 # count is within one step of the true bound, safe_count <= N_TRUE <
-# safe_count + delta.
-# N_TRUE `-` skips that check. Exit 0 when all holds.
+# safe_count + delta, and that every job ran with libscaleguard-yield.so where
+# the tree has it. N_TRUE `-` skips the count's check. Exit 0 when all holds.
 set -euo pipefail
 
 bin=$1 name=$2 n_true=$3
@@ -31,6 +31,13 @@ cat "$name.check" >&2
 echo "$summary"
 if [[ ! $summary =~ ,\ [1-9][0-9]*\ control\ variables$ ]] || [[ -s $name.check ]]; then
   echo "probe-case.sh: $name.ini lacks the MPI's control variables, or their digest" >&2
+  exit 1
+fi
+# every job's ranks had libscaleguard-yield.so where the tree has it, and the
+# journal's key says so (a journal measured without it is not reused)
+if [[ -f $bin/../libexec/scaleguard/libscaleguard-yield.so ]] &&
+  grep -vE 'preload=[^=]*libscaleguard-yield\.so ' "$name.state/jobs.tsv" | grep -q .; then
+  echo "probe-case.sh: a job of $name.state/jobs.tsv without libscaleguard-yield.so" >&2
   exit 1
 fi
 
