@@ -5,7 +5,7 @@
  * never sleeps. With more ranks than cores (P = 3 to 8 on this 2-core node) a
  * waiting rank spins until the kernel's tick takes its CPU away, so every
  * exchange of a pipelined algorithm costs a tick: MPI_Allgatherv at P = 4 and
- * 2^25 bytes a block took 24.7 s, and a probe's job at 2^30, slower than its
+ * 2^25 bytes a block took 24.9 s, and a probe's job at 2^30, slower than its
  * limit, was taken for a hang. Here a rank whose poll found nothing for
  * SPIN_NS sleeps for the timer's slack (about 50 us), and the rank it waits
  * for runs: the same call takes 0.34 s (tester/README.md). The MPI's code and
@@ -60,4 +60,3 @@ unsigned ucp_worker_progress(void *worker)
     after_poll(events);
     return events;
 }
-
