@@ -56,6 +56,8 @@ readonly RETRY_FACTOR=2
 # A job the cluster lost (the launcher's status lost: its node failed, or
 # Slurm ended it) runs again up to this many times; then the probe stops.
 readonly LOST_RETRIES=2
+# The bench's line saying its ranks made a world (check_world).
+readonly WORLD_LINE='scaleguard-bench: world procs='
 
 usage() {
   cat <<'EOF'
@@ -168,7 +170,9 @@ with an --mpi the MPI does not speak) or none (its start-up failed) is a
 launch error: the probe stops, and the journal records nothing of that job.
 A job the cluster lost (launch-slurm's status lost: a node failed under it,
 or Slurm ended it) is no verdict: it runs again (Slurm places it on a node
-that works) up to twice; lost three times, it is a launch error.
+that works) up to twice; lost three times, it is a launch error. A job whose
+start-up failed runs again the same way (Open MPI 4.1.4's ranks sometimes
+crash in MPI_Init when jobs start at once over TCP).
 A size whose ranks waited for CPUs that other work held (the bench's
 cpu_wait above 0.25) is not judged slow: its time is untrusted.
 
@@ -510,21 +514,32 @@ outcome_of_ending() {
 # writes LOG), its status line in `launched`. A job the cluster lost (status
 # lost: its node failed, or Slurm ended it) says nothing of the MPI: it runs
 # again, up to LOST_RETRIES times (Slurm places it on a node that works; the
-# failed one is down), each lost run's log kept as LOG-lost-N.log. Status 1:
-# the launcher could not start the job; 2: the job was lost every time.
+# failed one is down), each lost run's log kept as LOG-lost-N.log. So does a
+# bench job that ended before its ranks reported their world (Open MPI
+# 4.1.4's start-up segfault with concurrent jobs over TCP, open-mpi/ompi
+# #10734): it never reached the collective; the last such run is
+# check_world's launch error. Status 1: the launcher could not start the
+# job; 2: the job was lost every time.
 run_launcher() {
-  local log=$1 attempt
+  local log=$1 attempt what
   shift
   for ((attempt = 1; ; attempt++)); do
     launched=$("$@") || return 1
     slot_free_since=$EPOCHREALTIME
-    [[ $launched == status=lost* ]] || return 0
+    if [[ $launched == status=lost* ]]; then
+      what='lost to the cluster'
+    elif ((${bench_job:-0})) && ! grep -aq "$WORLD_LINE" "$log"; then
+      ((attempt <= LOST_RETRIES)) || return 0
+      what="ended (${launched%% *}) before its ranks reported their world"
+    else
+      return 0
+    fi
     mv -f "$log" "${log%.log}-lost-$attempt.log"
     ((attempt <= LOST_RETRIES)) || return 2
     if ((${bench_job:-0})); then # in the job's line
-      say_part "lost to the cluster (log: ${log%.log}-lost-$attempt.log); again: "
+      say_part "$what (log: ${log%.log}-lost-$attempt.log); again: "
     else
-      echo "probe: a job was lost to the cluster (log: ${log%.log}-lost-$attempt.log); again" >&2
+      echo "probe: a job was $what (log: ${log%.log}-lost-$attempt.log); again" >&2
     fi
   done
 }
@@ -571,7 +586,7 @@ launch() {
 # the MPI's: no verdict.
 check_world() {
   local log=$1 worlds hosts
-  mapfile -t worlds < <(grep -ao 'scaleguard-bench: world procs=[0-9]* hosts=[0-9]*' "$log" |
+  mapfile -t worlds < <(grep -ao "${WORLD_LINE}[0-9]* hosts=[0-9]*" "$log" |
     sed 's/.*procs=//')
   if ((${#worlds[@]} == 1)) && [[ ${worlds[0]} == "$p hosts="* ]]; then
     hosts=${worlds[0]#* hosts=}

@@ -6,11 +6,16 @@
 # its journal must hold no verdict of any job (once, P one-rank jobs each
 # passed and the journal recorded every size as a pass at P).
 # CASE:
-#   singletons  a stand-in launch-local that runs P one-rank jobs (the bench
-#               started P times without mpiexec)
-#   no-world    a stand-in launch-local whose job dies before MPI_Init
-#   slurm       the stage's own launch-slurm with SCALEGUARD_SLURM_MPI=none
-#               (SLURM_CONF names the cluster)
+#   singletons     a stand-in launch-local that runs P one-rank jobs (the
+#                  bench started P times without mpiexec)
+#   no-world       a stand-in launch-local whose job dies before MPI_Init,
+#                  every time: the launch error comes after three such runs
+#   no-world-once  the same but only the first time, then the stage's own
+#                  launch-local (open-mpi/ompi#10734's start-up crash): the
+#                  job runs again and the probe finishes (exit 0), its
+#                  journal holding that job once
+#   slurm          the stage's own launch-slurm with SCALEGUARD_SLURM_MPI=none
+#                  (SLURM_CONF names the cluster)
 # The probe runs from a copy of the stage's bin/ whose libexec holds the
 # stand-in (the probe finds its launchers beside itself).
 set -euo pipefail
@@ -30,14 +35,15 @@ done
 expected="launch error: asked for one job of 3 ranks, the launcher ran 3 of 1,1,1 rank\\(s\\)"
 probe=(--collective MPI_Allreduce --procs 3 --type-size 1 --max-count 1024 --time-limit 30
   --no-w4)
+: >"$work/runs" # the stand-in's launches, a line each
 case $case in
-  singletons | no-world)
+  singletons | no-world | no-world-once)
     rm "$work/libexec/scaleguard/launch-local"
     cat >"$work/libexec/scaleguard/launch-local" <<'STAND_IN'
 #!/usr/bin/env bash
 # The launcher interface (launch-common.sh), but P one-rank jobs, or none.
 set -euo pipefail
-procs=1 log=/dev/null envs=()
+procs=1 log=/dev/null envs=() original=("$@")
 while [[ $1 != -- ]]; do
   case $1 in
     --procs) procs=$2 ;;
@@ -47,7 +53,12 @@ while [[ $1 != -- ]]; do
   shift 2
 done
 shift
-if [[ $STAND_IN_CASE == no-world ]]; then
+echo "${1##*/}" >>"$STAND_IN_RUNS" # the program: the bench, or the fingerprint's cvars
+if [[ $STAND_IN_CASE == no-world-once && ($1 != */scaleguard-bench ||
+  $(grep -c '^scaleguard-bench$' "$STAND_IN_RUNS") -gt 1) ]]; then
+  exec "$STAND_IN_REAL" "${original[@]}"
+fi
+if [[ $STAND_IN_CASE == no-world* ]]; then
   echo "stand-in: the job died before MPI_Init" >"$log"
   echo "status=failed exit=1 seconds=0.010"
   exit 0
@@ -61,7 +72,8 @@ wait || status=$?
 echo "status=completed exit=$status seconds=0.100"
 STAND_IN
     chmod +x "$work/libexec/scaleguard/launch-local"
-    export STAND_IN_CASE=$case
+    export STAND_IN_CASE=$case STAND_IN_RUNS=$work/runs
+    export STAND_IN_REAL=$stage/libexec/scaleguard/launch-local
     if [[ $case == no-world ]]; then
       expected="launch error: the job ended \\(status=failed\\) before its ranks reported"
       expected+=" their world"
@@ -83,26 +95,36 @@ status=0
   >"$work/out" 2>"$work/err" || status=$?
 cat "$work/out" "$work/err"
 result=0
-if ((status != 1)); then
-  echo "FAIL: exit status $status, expected 1 (a launch error)"
+fail() {
+  echo "FAIL: $*"
   result=1
+}
+bench_runs=$(grep -c '^scaleguard-bench$' "$work/runs" || true)
+if [[ $case == no-world-once ]]; then
+  again="ended \\(status=failed\\) before its ranks reported their world \\(log: [^)]*-lost-1\\.log\\); again: "
+  lost=$(compgen -G "$work/state/logs/job-*-lost-1.log" || true)
+  journaled=$(grep -c . "$work/state/jobs.tsv" || true)
+  ((status == 0)) || fail "exit status $status, expected 0 (the job ran again and passed)"
+  grep -Eq "$again" "$work/out" || fail "standard output does not say that the job runs again: $again"
+  if [[ -z $lost ]] || ! grep -q 'stand-in: the job died before MPI_Init' "$lost"; then
+    fail "the first run's log is not kept as job-...-lost-1.log"
+  fi
+  ((bench_runs == journaled + 1)) ||
+    fail "$bench_runs runs of the bench for $journaled journaled jobs, expected one more"
+  grep -q 'no failure up to n=1024' "$work/out" || fail "the search did not pass every size up to 1024"
+  ((result)) || echo PASS
+  exit "$result"
 fi
-if ! grep -Eq "scaleguard-probe: $expected" "$work/err"; then
-  echo "FAIL: standard error does not say: $expected"
-  result=1
-fi
-if ! grep -q "scaleguard-probe: nothing recorded of that job; the probe stops" "$work/err"; then
-  echo "FAIL: standard error does not say that nothing was recorded"
-  result=1
-fi
+[[ $case != no-world ]] || ((bench_runs == 3)) ||
+  fail "$bench_runs runs of the job that never started, expected 3"
+((status == 1)) || fail "exit status $status, expected 1 (a launch error)"
+grep -Eq "scaleguard-probe: $expected" "$work/err" || fail "standard error does not say: $expected"
+grep -q "scaleguard-probe: nothing recorded of that job; the probe stops" "$work/err" ||
+  fail "standard error does not say that nothing was recorded"
 if [[ -s $work/state/jobs.tsv ]]; then
-  echo "FAIL: the journal recorded a verdict:"
+  fail "the journal recorded a verdict:"
   cat "$work/state/jobs.tsv"
-  result=1
 fi
-if [[ -e $work/out.ini ]]; then
-  echo "FAIL: the probe wrote $work/out.ini"
-  result=1
-fi
+[[ ! -e $work/out.ini ]] || fail "the probe wrote $work/out.ini"
 ((result)) || echo PASS
 exit "$result"
