@@ -69,8 +69,9 @@ spread_hosts_ok() {
   local expected logs=0 log line
   expected="hosts=$1 host_names=$(IFS=,; echo "${hosts[*]:0:$1}")"
   for log in "$work"/state/logs/job-*.log; do
-    line=$(grep -ao 'scaleguard-bench: world procs=[0-9]* hosts=[0-9]* host_names=[^ ]*' "$log" |
-      head -n 1)
+    # a job run again (its -lost-N.log) may have ended before its world line
+    line=$(grep -m 1 -ao 'scaleguard-bench: world procs=[0-9]* hosts=[0-9]* host_names=[^ ]*' \
+      "$log") || continue
     [[ $line == *"hosts=$1 "* ]] || continue
     logs=$((logs + 1))
     [[ $line == *"$expected" ]] || fail "$log: $line, expected $expected"
