@@ -705,6 +705,13 @@ run_job() {
     done < <(sed -n 's/^.*scaleguard-bench: routine=[^ ]* count=\([0-9]*\) .* cpu_wait=\([0-9.]*\).*/\1 \2/p' \
       "$log")
     [[ -n $library ]] || library=$(sed -n 's/^.*# scaleguard-bench: mpi_library=//p' "$log" | head -1)
+    # The lowest size a rank said its call erred at. The ranks agree on each
+    # size before the next, so every size below it passed: a result line
+    # missing there went with the job's end (srun --kill-on-bad-exit can
+    # drop a rank's output in flight), and that size on is not judged.
+    local errored_at lost=''
+    errored_at=$(sed -n "s/^.*scaleguard-bench: rank [0-9]*: $routine count=\([0-9]*\) returned .*/\1/p" \
+      "$log" | sort -n | head -n 1)
     local results=() times=() fastests=() peaks=() waits=() ended=0
     for count in "${counts[@]}"; do
       if ((ended)); then
@@ -716,6 +723,8 @@ run_job() {
         [[ -z ${waited[$count]:-} ]] || waits+=("$count:${waited[$count]}")
       elif [[ $status == timeout ]] && ((${#counts[@]} > 1)); then
         value=not-run ended=1 # the limit was for all the sizes: not this one's
+      elif [[ $status != completed && -n $errored_at ]] && ((count < errored_at)); then
+        value=not-run ended=1 lost=$count
       elif [[ $status != completed ]] && rank_errored "$log" "$count"; then
         value=mpi-error
       else
@@ -741,6 +750,9 @@ run_job() {
     journaled[$key]=$record
     jobs_run=$((jobs_run + 1))
     say_end "$status in $seconds s${retried:+ (after reaching ${retried} s once)}${hang_as:+ (as $hang_as)}"
+    [[ -z $lost ]] || echo "probe: $routine$form P=$p$(spread_shown) s=$s n=$lost: no result line," \
+      "although a rank erred at n=$errored_at past it (its output lost with the job's end):" \
+      "not judged"
   fi
   local parts item
   read -ra parts <<<"$record"

@@ -4,7 +4,8 @@
 # scaleguard-probe under a launch that does not make one world of P ranks
 # (issue 47, item 8): the probe must stop with a launch error (exit 1), and
 # its journal must hold no verdict of any job (once, P one-rank jobs each
-# passed and the journal recorded every size as a pass at P).
+# passed and the journal recorded every size as a pass at P); or under a
+# launch that loses output.
 # CASE:
 #   singletons     a stand-in launch-local that runs P one-rank jobs (the
 #                  bench started P times without mpiexec)
@@ -16,6 +17,13 @@
 #                  journal holding that job once
 #   slurm          the stage's own launch-slurm with SCALEGUARD_SLURM_MPI=none
 #                  (SLURM_CONF names the cluster)
+#   lost-lines     the stage's own launch-local, but a job that ended on a
+#                  rank's MPI error keeps only its first result line (srun
+#                  --kill-on-bad-exit dropped rank 0's output in flight
+#                  once): MPI_Allgather at P = 2 under the fault preload
+#                  (PROBE_ARGUMENTS: an MPI error past n = 1000) must still
+#                  find the bound 992, the sizes whose lines were lost not
+#                  judged but run again
 # The probe runs from a copy of the stage's bin/ whose libexec holds the
 # stand-in (the probe finds its launchers beside itself).
 set -euo pipefail
@@ -37,7 +45,7 @@ probe=(--collective MPI_Allreduce --procs 3 --type-size 1 --max-count 1024 --tim
   --no-w4)
 : >"$work/runs" # the stand-in's launches, a line each
 case $case in
-  singletons | no-world | no-world-once)
+  singletons | no-world | no-world-once | lost-lines)
     rm "$work/libexec/scaleguard/launch-local"
     cat >"$work/libexec/scaleguard/launch-local" <<'STAND_IN'
 #!/usr/bin/env bash
@@ -54,6 +62,15 @@ while [[ $1 != -- ]]; do
 done
 shift
 echo "${1##*/}" >>"$STAND_IN_RUNS" # the program: the bench, or the fingerprint's cvars
+if [[ $STAND_IN_CASE == lost-lines ]]; then
+  report=$("$STAND_IN_REAL" "${original[@]}")
+  if grep -q '^scaleguard-bench: rank [0-9]*: .* returned ' "$log"; then
+    awk '!/scaleguard-bench: routine=/ || !seen++' "$log" >"$log.cut"
+    mv "$log.cut" "$log"
+  fi
+  echo "$report"
+  exit 0
+fi
 if [[ $STAND_IN_CASE == no-world-once && ($1 != */scaleguard-bench ||
   $(grep -c '^scaleguard-bench$' "$STAND_IN_RUNS") -gt 1) ]]; then
   exec "$STAND_IN_REAL" "${original[@]}"
@@ -74,6 +91,10 @@ STAND_IN
     chmod +x "$work/libexec/scaleguard/launch-local"
     export STAND_IN_CASE=$case STAND_IN_RUNS=$work/runs
     export STAND_IN_REAL=$stage/libexec/scaleguard/launch-local
+    if [[ $case == lost-lines ]]; then
+      probe=(--collective MPI_Allgather --procs 2 --type-size 1 --start-count 64 --max-count 4096
+        --time-limit 30 --no-w4)
+    fi
     if [[ $case == no-world ]]; then
       expected="launch error: the job ended \\(status=failed\\) before its ranks reported"
       expected+=" their world"
@@ -100,6 +121,16 @@ fail() {
   result=1
 }
 bench_runs=$(grep -c '^scaleguard-bench$' "$work/runs" || true)
+if [[ $case == lost-lines ]]; then
+  lost="probe: MPI_Allgather P=2 s=1 n=128: no result line, although a rank erred at n=1024 past"
+  ((status == 0)) || fail "exit status $status, expected 0"
+  grep -qF "$lost" "$work/out" || fail "standard output does not say: $lost"
+  grep -q $'counts=64,128,256,512,1024,2048,4096 .*\t64=pass,128=not-run,' "$work/state/jobs.tsv" ||
+    fail "the journal does not leave n=128 of the first job unjudged"
+  grep -qx 'bound = 992' "$work/out.ini" || fail "the bound is not 992: $(grep '^bound' "$work/out.ini")"
+  ((result)) || echo PASS
+  exit "$result"
+fi
 if [[ $case == no-world-once ]]; then
   again="ended \\(status=failed\\) before its ranks reported their world \\(log: [^)]*-lost-1\\.log\\); again: "
   lost=$(compgen -G "$work/state/logs/job-*-lost-1.log" || true)
