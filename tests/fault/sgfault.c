@@ -67,6 +67,7 @@ struct fault_config {
     size_t x_count;
     enum fault_kind kind;
     int log;
+    int across; /* SCALEGUARD_FAULT_ACROSS: only calls spanning hosts fault */
     /* SCALEGUARD_FAULT_UNLESS=NAME=VALUE: a call made while the MPI's
      * control variable NAME holds VALUE does not fail (one algorithm of
      * the MPI's is free of the bug: what W4 takes) */
@@ -179,6 +180,13 @@ static void config_load(void)
         (gethostname(here, sizeof here - 1) != 0 || strcmp(here, host) != 0))
         return;
     parse_routines(routines);
+
+    const char *across = getenv("SCALEGUARD_FAULT_ACROSS");
+    if (across != NULL && strcmp(across, "") != 0 && strcmp(across, "0") != 0) {
+        if (strcmp(across, "1") != 0)
+            bad_config("SCALEGUARD_FAULT_ACROSS", across, "expected 1 or 0");
+        config.across = 1;
+    }
 
     const char *kind = getenv("SCALEGUARD_FAULT_KIND");
     config.kind = FAULT_CRASH;
@@ -311,6 +319,22 @@ static int spared(void)
     int value = 0;
     return MPI_T_cvar_read(config.unless_handle, &value) == MPI_SUCCESS &&
            value == config.unless_value;
+}
+
+/* Whether the ranks of comm run on more than one host (as gethostname says,
+ * as the bench reports them): collective over comm, which every rank
+ * enters here as it enters the collective itself. */
+static int spans_hosts(MPI_Comm comm)
+{
+    char here[256] = "";
+    gethostname(here, sizeof here - 1);
+    uint64_t hash = 14695981039346656037u; /* FNV-1a */
+    for (const char *p = here; *p != '\0'; p++)
+        hash = (hash ^ (unsigned char)*p) * 1099511628211u;
+    uint64_t mine[2] = {hash, ~hash}, most[2]; /* the largest hash and ~the smallest */
+    if (PMPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return 0;
+    return most[0] != ~most[1];
 }
 
 /* ---- The faults ---------------------------------------------------------- */
@@ -516,6 +540,8 @@ static int fault_handle(const struct sg_call *c)
     /* On an invalid communicator the real call reports the error. */
     if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || inter ||
         sg_call_shape(c, &shape) != MPI_SUCCESS)
+        return sg_call_invoke(&config.next, c);
+    if (config.across && !spans_hosts(c->comm))
         return sg_call_invoke(&config.next, c);
     shape.n = shape.count; /* a fault of the MPI: n and s as it sees them */
     shape.s = shape.size;
