@@ -1427,7 +1427,8 @@ search() {
     # passed and failed, the grid points either side of the wrap first: the
     # same answer bisection gives (it too assumes a size passes where a
     # larger one does) in 1-2 jobs instead of log2 F. MPICH's Allgatherv
-    # spent 4 jobs of 350-720 s in each such search (results/probe-mpich).
+    # spent 4 jobs of 350-720 s in each such search (its first journal,
+    # its ranks spinning).
     if ((wrap >= passed && wrap < first_fail)); then
       local below=$(((wrap - passed) / delta))
       for mid in "$below" $((below + 1)); do
