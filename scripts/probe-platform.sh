@@ -36,8 +36,8 @@ this platform and writes the bounds INI:
   openmpi  MPI_Reduce_scatter at P = 2, MPI_Gatherv at P = 4
 Each search doubles from --start-count 268435456 (2^28; every problem here is
 near 2^30 elements, and all smaller sizes pass) and refines on the grid
-2^29/16. About 8 minutes per MPI on 2 quiet cores (20 under load) and up to
-16 GiB at once; nothing else big should run meanwhile.
+2^29/16. About 2 minutes per MPI on 2 quiet cores (MPICH 95 s, Open MPI
+124 s here) and up to 16 GiB at once; nothing else big should run meanwhile.
 
   --bin DIR       where scaleguard-probe is (default build/MPI/stage/bin, the
                   tree scripts/build.sh makes; an installed prefix's bin works)
