@@ -103,18 +103,13 @@ static void add_call(struct part *p, size_t call)
     p->calls[p->call_count++] = call;
 }
 
-/* The routine without its I (MPI_Ibcast: MPI_Bcast), to know its shape. */
-static int shaped(const char *routine, const char *blocking)
-{
-    if (strncmp(routine, "MPI_I", 5) == 0 && strcmp(routine + 5, blocking + 4) == 0)
-        return 1;
-    return strcmp(routine, blocking) == 0;
-}
-
+/* Whether the routine's blocks go to its root (a form of Gather(v) or Reduce). */
 static int to_root(const char *routine)
 {
-    return shaped(routine, "MPI_Gather") || shaped(routine, "MPI_Gatherv") ||
-           shaped(routine, "MPI_Reduce");
+    char family[sizeof ((struct call *)0)->routine];
+    routine_family(routine, family, sizeof family);
+    return strcmp(family, "Gather") == 0 || strcmp(family, "Gatherv") == 0 ||
+           strcmp(family, "Reduce") == 0;
 }
 
 /* Collective calls in the order (communicator, routine, rank, index);

@@ -75,6 +75,12 @@ void trace_free(struct trace *trace);
 
 /* Whether a routine sends point to point (its peer= is the destination). */
 int routine_sends(const char *routine);
+/* The collective `routine` is a form of, named as its blocking int-count
+ * form without MPI_ ("Gather" for MPI_Gather, MPI_Igather, MPI_Gather_c,
+ * MPI_Igather_c, MPI_Gather_init, MPI_Gather_init_c), in `family` (at most
+ * `size` bytes with its NUL). Returns whether it is a persistent form's
+ * `_init`. */
+int routine_family(const char *routine, char *family, size_t size);
 
 /* The outputs (summary.c, graph.c, page.c). Each returns 0 or -1 (told). */
 int write_summary(const struct trace *trace, FILE *out);

@@ -37,7 +37,7 @@
 #define NO_COLLECTIVE_OP ((OTF2_CollectiveOp)UINT8_MAX)
 
 static const struct collective {
-    const char *name; /* without MPI_ and without the I of a nonblocking form */
+    const char *name; /* its family (routine_family) */
     OTF2_CollectiveOp op;
     OTF2_RegionRole role;
 } collectives[] = {
@@ -63,18 +63,21 @@ static const struct collective {
     {"Neighbor_allgatherv", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
     {"Neighbor_alltoall", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
     {"Neighbor_alltoallv", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
+    {"Neighbor_alltoallw", NO_COLLECTIVE_OP, OTF2_REGION_ROLE_COLL_OTHER},
 };
 
-/* The collective `routine` is (MPI_Iallreduce: Allreduce), or NULL. */
+/* The collective `routine` is a form of (MPI_Iallreduce_c: Allreduce), or
+ * NULL. A persistent form's `_init` is none: it moves no data (its
+ * MPI_Start calls do, and the trace has no record of them), so its region
+ * is a FUNCTION without collective events. */
 static const struct collective *collective_of(const char *routine)
 {
-    const char *name = routine + 4; /* after MPI_ */
-    for (size_t i = 0; i < sizeof collectives / sizeof collectives[0]; i++) {
-        const char *c = collectives[i].name;
-        if (strcmp(name, c) == 0 ||
-            (name[0] == 'I' && name[1] == (char)(c[0] - 'A' + 'a') && strcmp(name + 2, c + 1) == 0))
+    char family[sizeof ((struct call *)0)->routine];
+    if (routine_family(routine, family, sizeof family))
+        return NULL;
+    for (size_t i = 0; i < sizeof collectives / sizeof collectives[0]; i++)
+        if (strcmp(family, collectives[i].name) == 0)
             return &collectives[i];
-    }
     return NULL;
 }
 

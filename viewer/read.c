@@ -1,6 +1,7 @@
 /* Reading a trace directory (trace/FORMAT.md) into the model, with a clear
  * message for what does not fit: file and line (of its text form, as
  * `scaleguard-trace --text` prints it). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -468,4 +469,23 @@ int routine_sends(const char *routine)
         if (strcmp(routine, sends[i]) == 0)
             return 1;
     return 0;
+}
+
+int routine_family(const char *routine, char *family, size_t size)
+{
+    const char *name = strncmp(routine, "MPI_", 4) == 0 ? routine + 4 : routine;
+    int nonblocking = name[0] == 'I' && islower((unsigned char)name[1]);
+    name += nonblocking;
+    size_t length = strlen(name);
+    if (length > 2 && strcmp(name + length - 2, "_c") == 0)
+        length -= 2;
+    int persistent = length > 5 && strncmp(name + length - 5, "_init", 5) == 0;
+    length -= persistent ? 5 : 0;
+    if (size == 0)
+        return persistent;
+    length = length < size - 1 ? length : size - 1;
+    memcpy(family, name, length);
+    family[length] = '\0';
+    family[0] = (char)toupper((unsigned char)family[0]);
+    return persistent;
 }

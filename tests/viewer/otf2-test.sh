@@ -12,6 +12,13 @@
 #            collectives (begin, and end with operation, communicator, root,
 #            bytes), and what the layer did (did=, subs=, the `sub` lines)
 #            and the checks' signatures (sig=) as attributes;
+#   forms    DIR (tests/trace's trace_forms) as whole, bar its lack of
+#            messages, and the forms' regions and operations: MPI_Igather's
+#            role COLL_ALL2ONE and GATHER, MPI_Neighbor_alltoallw's
+#            COLL_OTHER; with a 4th argument mpi4 (the MPI has MPI 4's
+#            forms), MPI_Scatter_c's COLL_ONE2ALL and SCATTER, and
+#            MPI_Reduce_init a FUNCTION without collective events (no data
+#            moves at an _init);
 #   broken   a copy of DIR with a record of no type of the format in rank 1's
 #            file: exit 1, the file and line named, and no archive, nor any
 #            part of one, written;
@@ -21,7 +28,7 @@
 #   exists   ARCHIVE already there (a directory of the user's, a link to one):
 #            exit 1, "exists", what was there untouched, no other output.
 set -u
-tool=$1 kase=$2 dir=$3
+tool=$1 kase=$2 dir=$3 forms=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() {
@@ -62,10 +69,16 @@ text_facts() {
             print "recv", rank, f["source"], f["comm"], f["source_tag"]
         if (routine == "MPI_Irecv" && ("req" in f))
             irecv[rank, f["req"]] = f["comm"]
-        # a collective has its begin and end, but a neighbourhood one (OTF2
-        # has no operation for it: its region alone)
-        if (("n" in f) && routine !~ /^MPI_I?[Nn]eighbor_/) {
-            operation = toupper(substr(routine, 5))
+        # a collective has its begin and end, with the operation of its
+        # blocking int form, but a neighbourhood one (OTF2 has no
+        # operation for it: its region alone) and a persistent _init
+        # (which moves no data)
+        if (("n" in f) && routine !~ /^MPI_I?[Nn]eighbor_/ && routine !~ /_init(_c)?$/) {
+            operation = substr(routine, 5)
+            sub(/_c$/, "", operation)
+            if (operation ~ /^I[a-z]/)
+                operation = substr(operation, 2)
+            operation = toupper(operation)
             print "coll", rank, operation, f["comm"], ("root" in f) ? f["root"] : "NONE",
                   ("sent" in f) ? f["sent"] : 0, ("received" in f) ? f["received"] : 0
         }
@@ -158,8 +171,8 @@ archive_facts() {
     }' "$work/events" | sort
 }
 
-case $kase in
-whole)
+# The archive of DIR against its text form (the whole case's checks).
+compare() {
     run --otf2 "$work/archive" --output "$work/t" "$dir"
     [ "$status" -eq 0 ] || fail "exit $status: $err"
     anchor=$work/archive/traces.otf2
@@ -175,6 +188,23 @@ whole)
     archive_facts >"$work/otf2"
     [ ! -s "$work/checks" ] || fail "the archive: $(cat "$work/checks")"
     diff "$work/text" "$work/otf2" >"$work/diff" || fail "the archive's events differ from the text form (< text, > archive): $(head -20 "$work/diff")"
+}
+
+# role ROUTINE: its region's role in the archive
+role() {
+    sed -n "s/^REGION .*Name: \"$1\" .*Role: \([A-Z0-9_]*\),.*/\1/p" "$work/events"
+}
+# ends OPERATION: the archive's collective ends of that operation
+ends() {
+    grep -c "^MPI_COLLECTIVE_END .*Operation: $1," "$work/events"
+}
+expect_role() {
+    [ "$(role "$1")" = "$2" ] || fail "$1's region has the role '$(role "$1")', expected $2"
+}
+
+case $kase in
+whole)
+    compare
     for fact in call send recv coll; do
         [ "$(grep -c "^$fact " "$work/text")" -gt 0 ] || fail "no '$fact' in the trace: nothing compared"
     done
@@ -183,6 +213,20 @@ whole)
         "$(grep -c '^send ' "$work/text") sends and $(grep -c '^recv ' "$work/text") receives matched," \
         "$collectives collectives, $(grep -c '^did ' "$work/text") decisions," \
         "$(grep -c '^subcalls ' "$work/text") with sub-calls: the archive and the text form agree"
+    ;;
+forms)
+    compare
+    expect_role MPI_Igather COLL_ALL2ONE
+    expect_role MPI_Neighbor_alltoallw COLL_OTHER
+    [ "$(ends GATHER)" -eq "$procs" ] || fail "$(ends GATHER) GATHER ends, expected one a rank"
+    if [ "$forms" = mpi4 ]; then
+        expect_role MPI_Scatter_c COLL_ONE2ALL
+        expect_role MPI_Reduce_init FUNCTION
+        [ "$(ends SCATTER)" -eq "$procs" ] || fail "$(ends SCATTER) SCATTER ends, expected one a rank"
+        [ "$(ends REDUCE)" -eq 0 ] || fail "$(ends REDUCE) REDUCE ends: an _init moves no data"
+    fi
+    echo "otf2-test.sh: forms: the regions' roles and the operations of" \
+        "$(grep -c '^coll ' "$work/text") collectives as their routines' forms say${forms:+ ($forms)}"
     ;;
 broken)
     cp -r "$dir" "$work/trace"

@@ -14,7 +14,12 @@
 #   bad-line   a copy of DIR with a record of no type of the format before
 #              rank 1's first: exit 1, the file and line named (of its
 #              text form: the header is 4 lines);
-#   version    a copy of DIR whose rank 0 says version 1: exit 1, line 1.
+#   version    a copy of DIR whose rank 0 says version 1: exit 1, line 1;
+#   forms      DIR (tests/trace's trace_forms): the graph draws each rooted
+#              form's blocks towards or from its root: MPI_Igather's to
+#              root 1 and, where OTHER_DIR is mpi4 (the MPI has MPI 4's
+#              forms), MPI_Reduce_init's to root 1 and MPI_Scatter_c's from
+#              root 2.
 set -u
 tool=$1 kase=$2 dir=$3 other=${4:-}
 work=$(mktemp -d)
@@ -65,6 +70,21 @@ whole)
         fail "the page has no graph or no edge count"
     fi
     echo "viewer-test.sh: whole: $all calls, $edges edges, summary and JSON agree"
+    ;;
+forms)
+    run --json --output "$work/t" "$dir"
+    [ "$status" -eq 0 ] || fail "exit $status: $err"
+    parts="MPI_Igather:0>1,2>1"
+    [ "$other" != mpi4 ] || parts+=" MPI_Reduce_init:0>1,2>1 MPI_Scatter_c:2>0,2>1"
+    for routine_parts in $parts; do
+        routine=${routine_parts%%:*}
+        IFS=, read -ra pairs <<<"${routine_parts#*:}"
+        for pair in "${pairs[@]}"; do
+            grep -Eq "\{\"from\":${pair%>*},\"to\":${pair#*>},\"comm\":\"[0-9a-f]+\",\"routine\":\"$routine\"" "$work/t.json" ||
+                fail "the graph has no part ${pair%>*} -> ${pair#*>} of $routine: $(grep -o "\"from\":[0-9]*,\"to\":[0-9]*,\"comm\":\"[0-9a-f]*\",\"routine\":\"$routine\"" "$work/t.json" | tr '\n' ' ')"
+        done
+    done
+    echo "viewer-test.sh: forms: the graph's parts go to and from the roots ($parts)"
     ;;
 killed)
     run --output "$work/t" "$dir"
