@@ -2,9 +2,10 @@
  * name from its routine (viewer/read.c, routine_family), for the trace
  * test trace_forms and its readers in tests/viewer: MPI_Igather to root 1,
  * MPI_Neighbor_alltoallw on a periodic ring and, where the MPI has MPI 4's
- * large-count and persistent forms (FORMS_MPI4, from CMake's checks),
- * MPI_Scatter_c from root 2 and MPI_Reduce_init to root 1 (started twice). Each result is checked; rank by rank it prints "forms: rank R:
- * every form delivered". */
+ * large-count and persistent forms (cmake/MpiForms.cmake), MPI_Scatter_c
+ * from root 2 and MPI_Reduce_init to root 1 (started twice). Each result
+ * is checked; rank by rank it prints "forms: rank R: every form
+ * delivered". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
            "MPI_Neighbor_alltoallw");
     MPI_Comm_free(&ring);
 
-#ifdef FORMS_MPI4
+#if SCALEGUARD_LARGE_COUNT && SCALEGUARD_PERSISTENT
     for (int i = 0; i < N * procs; i++)
         all[i] = -i;
     check(MPI_Scatter_c(all, N, MPI_INT, mine, N, MPI_INT, 2 % procs, MPI_COMM_WORLD),
