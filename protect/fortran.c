@@ -11,7 +11,8 @@
  *    skips the layer's MPI_Finalize summary, and its MPI_Init and
  *    MPI_Init_thread call PMPI_Init*, which skips the ranks' agreement on
  *    the bounds (agree.c): those three are redefined below, and its
- *    MPI_Barrier (PMPI_Barrier), which the watchdog watches. Its
+ *    MPI_Barrier, MPI_Ibarrier and MPI_Barrier_init (PMPI_*), which the
+ *    watchdog watches. Its
  *    MPI_Probe and MPI_Wait call PMPI too: unwatched.
  *
  *  - Open MPI 4.1.4: mpif.h and `use mpi` (libmpi_mpifh.so; the `use mpi`
@@ -29,7 +30,8 @@
  *    does and calls the layer's own MPI_<Name>, so a Fortran call takes the
  *    path of a C call, once. The same for the calls the watchdog watches
  *    and the trace sees (MPI_Send, Ssend, Rsend, Bsend, Isend, Issend,
- *    Irsend, Ibsend, Recv, Irecv, Probe, Sendrecv(_replace), Barrier);
+ *    Irsend, Ibsend, Recv, Irecv, Probe, Sendrecv(_replace), Barrier,
+ *    Ibarrier);
  *    Fortran's MPI_WAIT and friends go to PMPI, unwatched and untraced
  *    (layer.h). The Fortran PMPI names (pmpi_gatherv_ ...) are left alone,
  *    as a PMPI layer must.
@@ -104,6 +106,34 @@ void sg_entry_mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr)
         *ierr = (MPI_Fint)err;
 }
 SG_FORWARDED_STUB(mpi_barrier_f08_, sg_entry_mpi_barrier_f08_)
+/* And its MPI_Ibarrier and MPI_Barrier_init call PMPI_Ibarrier and
+ * PMPI_Barrier_init: the observed ones (observed.c). */
+void sg_entry_mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void sg_entry_mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request c_request;
+    int err = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &c_request);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c_request);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
+SG_FORWARDED_STUB(mpi_ibarrier_f08_, sg_entry_mpi_ibarrier_f08_)
+#if SCALEGUARD_PERSISTENT
+void sg_entry_mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                    MPI_Fint *ierr);
+void sg_entry_mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                    MPI_Fint *ierr)
+{
+    MPI_Request c_request;
+    int err = MPI_Barrier_init(PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info), &c_request);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c_request);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
+SG_FORWARDED_STUB(mpi_barrier_init_f08_, sg_entry_mpi_barrier_init_f08_)
+#endif
 
 #elif defined(SCALEGUARD_MPI_OPENMPI) && OMPI_MAJOR_VERSION == 4
 /* ompi_<name>_f is Open MPI's internal interface between its Fortran
@@ -464,6 +494,17 @@ void ompi_barrier_f(MPI_Fint *comm, MPI_Fint *ierr)
     fortran_result(MPI_Barrier(PMPI_Comm_f2c(*comm)), ierr);
 }
 SG_FORTRAN_NAMES(ompi_barrier_f, barrier, BARRIER)
+
+SG_EXPORT void ompi_ibarrier_f(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void ompi_ibarrier_f(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request c_request;
+    int err = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &c_request);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c_request);
+    fortran_result(err, ierr);
+}
+SG_FORTRAN_NAMES(ompi_ibarrier_f, ibarrier, IBARRIER)
 
 #else
 /* An Open MPI whose Fortran glue was not checked: C callers only. */

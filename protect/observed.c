@@ -1,7 +1,9 @@
 /* The calls the layer wraps for its observers alone (observe.h: the
  * watchdog, the trace): the point-to-point calls whose waits make a
- * deadlock and whose messages make the trace's graph, and MPI_Barrier
- * (completion calls: pending.c). One row each: what the call sends (dest,
+ * deadlock and whose messages make the trace's graph, and MPI_Barrier in
+ * its three forms (completion calls: pending.c; MPI_Barrier_init's starts
+ * are the MPI's own, as another persistent collective's without a plan:
+ * persistent.c). One row each: what the call sends (dest,
  * tag) and receives (source, tag), on which communicator, what it moves
  * (count, type), its request. With no observer a wrapper is one load and
  * the PMPI call. */
@@ -11,8 +13,10 @@
  *   comm, payload, request):
  * MPI_Send is made by the watchdog, which holds it until received
  * (watchdog/held_send.c: potential deadlocks); the others by PMPI. The
- * non-blocking ones and MPI_Bsend never wait for their peer: the watchdog
- * leaves them (SG_WATCH_OUTSIDE). */
+ * non-blocking point-to-point ones and MPI_Bsend never wait for their
+ * peer: the watchdog leaves them (SG_WATCH_OUTSIDE). The three barriers
+ * are collectives, numbered on their communicator in the order the ranks
+ * call them, as the protected routines' I- and persistent forms are. */
 #define SG_P2P_PARAMS (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 #define SG_P2P_ARGS (buf, count, type, dest, tag, comm)
 #define SG_P2P_REQUEST_PARAMS                                                                   \
@@ -63,7 +67,17 @@
       (buf, count, type, dest, sendtag, source, recvtag, comm, status), PMPI_Sendrecv_replace,   \
       SG_WATCH_SENDRECV, (dest, sendtag), (source, recvtag), comm, (count, type), NULL)          \
     X(Barrier, (MPI_Comm comm), (comm), PMPI_Barrier, SG_WATCH_COLLECTIVE, SG_NO_SIDE,           \
-      SG_NO_SIDE, comm, SG_NO_PAYLOAD, NULL)
+      SG_NO_SIDE, comm, SG_NO_PAYLOAD, NULL)                                                      \
+    X(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request), PMPI_Ibarrier,           \
+      SG_WATCH_COLLECTIVE, SG_NO_SIDE, SG_NO_SIDE, comm, SG_NO_PAYLOAD, NULL)                     \
+    SG_BARRIER_INIT_ROW(X)
+#if SCALEGUARD_PERSISTENT
+#define SG_BARRIER_INIT_ROW(X)                                                                   \
+    X(Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request), (comm, info, request), \
+      PMPI_Barrier_init, SG_WATCH_COLLECTIVE, SG_NO_SIDE, SG_NO_SIDE, comm, SG_NO_PAYLOAD, NULL)
+#else
+#define SG_BARRIER_INIT_ROW(X)
+#endif
 
 #define SG_FIRST(a, b) a
 #define SG_SECOND(a, b) b

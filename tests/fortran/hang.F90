@@ -5,8 +5,8 @@
 !   exchange     a right ring exchange through every watched point-to-point
 !                call (SEND, SSEND, RECV with and without a status, PROBE,
 !                SENDRECV, SENDRECV_REPLACE) and ISEND/IRECV completed by
-!                WAITALL, each value checked; rank 0 prints
-!                "hang: exchange done"
+!                WAITALL, each value checked, then an IBARRIER completed
+!                by WAIT; rank 0 prints "hang: exchange done"
 program hang
 #include "interface.h"
   integer :: ierr, rank, procs, next, prev, x, y, bad
@@ -67,6 +67,9 @@ program hang
     call MPI_Isend(x, 1, MPI_INTEGER, next, 5, MPI_COMM_WORLD, requests(2), ierr)
     call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE, ierr)
     if (y /= prev) bad = bad + 1
+    call MPI_Ibarrier(MPI_COMM_WORLD, requests(1), ierr)
+    if (ierr /= MPI_SUCCESS) bad = bad + 1
+    call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierr)
     call MPI_Allreduce(bad, y, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
     if (rank == 0 .and. y == 0) print '(a)', 'hang: exchange done'
   end select

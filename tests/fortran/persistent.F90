@@ -2,8 +2,9 @@
 ! the interface chosen when compiling (-DSG_MPIF_H, -DSG_USE_MPI or
 ! -DSG_USE_MPI_F08, as gatherv.F90): started twice by MPI_START with new
 ! data, completed by MPI_WAIT, every rank checking every element of its
-! block after each start, then freed by MPI_REQUEST_FREE. Exits with status
-! 3 when an element is wrong or a call fails.
+! block after each start, then freed by MPI_REQUEST_FREE; then the same
+! for an MPI_BARRIER_INIT. Exits with status 3 when an element is wrong or
+! a call fails.
 program persistent
 #include "interface.h"
   integer, parameter :: n = 3000
@@ -35,6 +36,15 @@ program persistent
     do i = 1, n
       if (got(i) /= rank * n + i + 1000000 * start) bad = bad + 1
     end do
+  end do
+  call MPI_Request_free(request, ierr)
+  call MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, request, ierr)
+  if (ierr /= MPI_SUCCESS) bad = bad + 1
+  do start = 1, 2
+    call MPI_Start(request, ierr)
+    if (ierr /= MPI_SUCCESS) bad = bad + 1
+    call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
+    if (ierr /= MPI_SUCCESS) bad = bad + 1
   end do
   call MPI_Request_free(request, ierr)
   call MPI_Finalize(ierr)

@@ -13,12 +13,13 @@
 #    mpi_xxx__ and MPI_XXX;
 #    and those of MPI_Init, MPI_Init_thread, MPI_Finalize and the calls the
 #    watchdog watches and the trace sees (ompi_send_f, ompi_isend_f,
-#    ompi_irecv_f, ompi_barrier_f, ...);
+#    ompi_irecv_f, ompi_barrier_f, ompi_ibarrier_f, ...);
 #  - mpich: none of them (MPICH's bindings call MPI_Xxx, so the C wrappers
 #    see Fortran callers already), and mpi_init_f08_, mpi_init_thread_f08_,
-#    mpi_finalize_f08_ and mpi_barrier_f08_ (which call PMPI_* there), and
-#    with the persistent collectives mpi_start_f08_, mpi_startall_f08_ and
-#    mpi_request_free_f08_ (the same: protect/persistent.c).
+#    mpi_finalize_f08_, mpi_barrier_f08_ and mpi_ibarrier_f08_ (which call
+#    PMPI_* there), and with the persistent collectives mpi_start_f08_,
+#    mpi_startall_f08_, mpi_request_free_f08_ (the same:
+#    protect/persistent.c) and mpi_barrier_init_f08_.
 nm=$1 flavor=$2 expected=$3 layer=$4
 shift 4
 ours=$(mktemp) && theirs=$(mktemp) && fortran=$(mktemp) || exit 1
@@ -45,7 +46,7 @@ done <"$fortran"
 # completion calls (protect/pending.c), the persistent requests' starts
 # (protect/persistent.c) and the calls the watchdog watches and the trace
 # sees (protect/observed.c)
-completion='MPI_(Init|Init_thread|Finalize|Comm_free|Start|Startall|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status|Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Recv|Irecv|Probe|Sendrecv|Sendrecv_replace|Barrier)'
+completion='MPI_(Init|Init_thread|Finalize|Comm_free|Start|Startall|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Request_get_status|Send|Ssend|Rsend|Bsend|Isend|Issend|Irsend|Ibsend|Recv|Irecv|Probe|Sendrecv|Sendrecv_replace|Barrier|Ibarrier|Barrier_init)'
 collectives=$(grep -E '^MPI_[A-Z][a-z_]+$' "$ours" | grep -vxE "$completion")
 count=$(printf '%s\n' "$collectives" | grep -c .)
 [ "$count" -eq "$expected" ] || problem "exports $count C collectives, expected $expected"
@@ -66,14 +67,16 @@ case $flavor in
 openmpi) for name in ompi_init_f mpi_init_ ompi_init_thread_f mpi_init_thread_ ompi_finalize_f \
         mpi_finalize_ ompi_send_f ompi_ssend_f ompi_rsend_f ompi_recv_f ompi_probe_f \
         ompi_sendrecv_f ompi_sendrecv_replace_f ompi_barrier_f MPI_BARRIER mpi_barrier__ \
+        ompi_ibarrier_f MPI_IBARRIER mpi_ibarrier_ \
         ompi_bsend_f ompi_isend_f ompi_issend_f ompi_irsend_f ompi_ibsend_f ompi_irecv_f mpi_irecv_; do
         has "$ours" "$name" || problem "does not export $name"
     done ;;
-mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_ mpi_barrier_f08_; do
+mpich) for name in mpi_init_f08_ mpi_init_thread_f08_ mpi_finalize_f08_ mpi_barrier_f08_ \
+        mpi_ibarrier_f08_; do
         has "$ours" "$name" || problem "does not export $name"
     done
     if has "$ours" MPI_Start; then
-        for name in mpi_start_f08_ mpi_startall_f08_ mpi_request_free_f08_; do
+        for name in mpi_start_f08_ mpi_startall_f08_ mpi_request_free_f08_ mpi_barrier_init_f08_; do
             has "$ours" "$name" || problem "does not export $name"
         done
     fi ;;

@@ -1,11 +1,11 @@
 /* forms: one call of each form of a collective that the trace's readers
  * name from its routine (viewer/read.c, routine_family), for the trace
  * test trace_forms and its readers in tests/viewer: MPI_Igather to root 1,
- * MPI_Neighbor_alltoallw on a periodic ring and, where the MPI has MPI 4's
- * large-count and persistent forms (cmake/MpiForms.cmake), MPI_Scatter_c
- * from root 2 and MPI_Reduce_init to root 1 (started twice). Each result
- * is checked; rank by rank it prints "forms: rank R: every form
- * delivered". */
+ * MPI_Ibarrier, MPI_Neighbor_alltoallw on a periodic ring and, where the
+ * MPI has MPI 4's large-count and persistent forms (cmake/MpiForms.cmake),
+ * MPI_Scatter_c from root 2, MPI_Reduce_init to root 1 and
+ * MPI_Barrier_init (each started twice). Each result is checked; rank by
+ * rank it prints "forms: rank R: every form delivered". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,9 @@ int main(int argc, char **argv)
     for (int i = 0; rank == ROOT && i < N * procs; i++)
         expect(all[i] == i, rank, "MPI_Igather");
 
+    check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
+    check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+
     MPI_Comm ring;
     int periodic = 1;
     check(MPI_Cart_create(MPI_COMM_WORLD, 1, &procs, &periodic, 0, &ring), "MPI_Cart_create");
@@ -80,6 +83,13 @@ int main(int argc, char **argv)
         check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
         for (int i = 0; rank == ROOT && i < N; i++)
             expect(sum[i] == procs * (start + i), rank, "MPI_Reduce_init");
+    }
+    check(MPI_Request_free(&request), "MPI_Request_free");
+
+    check(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &request), "MPI_Barrier_init");
+    for (int start = 0; start < 2; start++) {
+        check(MPI_Start(&request), "MPI_Start");
+        check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
     }
     check(MPI_Request_free(&request), "MPI_Request_free");
 #endif

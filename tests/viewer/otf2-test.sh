@@ -14,10 +14,11 @@
 #            and the checks' signatures (sig=) as attributes;
 #   forms    DIR (tests/trace's trace_forms) as whole, bar its lack of
 #            messages, and the forms' regions and operations: MPI_Igather's
-#            role COLL_ALL2ONE and GATHER, MPI_Neighbor_alltoallw's
-#            COLL_OTHER; with a 4th argument mpi4 (the MPI has MPI 4's
-#            forms), MPI_Scatter_c's COLL_ONE2ALL and SCATTER, and
-#            MPI_Reduce_init a FUNCTION without collective events (no data
+#            role COLL_ALL2ONE and GATHER, MPI_Ibarrier's BARRIER and
+#            BARRIER, MPI_Neighbor_alltoallw's COLL_OTHER; with a 4th
+#            argument mpi4 (the MPI has MPI 4's forms), MPI_Scatter_c's
+#            COLL_ONE2ALL and SCATTER, and MPI_Reduce_init and
+#            MPI_Barrier_init FUNCTIONs without collective events (no data
 #            moves at an _init);
 #   broken   a copy of DIR with a record of no type of the format in rank 1's
 #            file: exit 1, the file and line named, and no archive, nor any
@@ -217,11 +218,15 @@ whole)
 forms)
     compare
     expect_role MPI_Igather COLL_ALL2ONE
+    expect_role MPI_Ibarrier BARRIER
     expect_role MPI_Neighbor_alltoallw COLL_OTHER
-    [ "$(ends GATHER)" -eq "$procs" ] || fail "$(ends GATHER) GATHER ends, expected one a rank"
+    for operation in GATHER BARRIER; do
+        [ "$(ends $operation)" -eq "$procs" ] || fail "$(ends $operation) $operation ends, expected one a rank"
+    done
     if [ "$forms" = mpi4 ]; then
         expect_role MPI_Scatter_c COLL_ONE2ALL
         expect_role MPI_Reduce_init FUNCTION
+        expect_role MPI_Barrier_init FUNCTION
         [ "$(ends SCATTER)" -eq "$procs" ] || fail "$(ends SCATTER) SCATTER ends, expected one a rank"
         [ "$(ends REDUCE)" -eq 0 ] || fail "$(ends REDUCE) REDUCE ends: an _init moves no data"
     fi
