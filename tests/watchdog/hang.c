@@ -12,6 +12,8 @@
  *                    actual deadlock)
  *   recv_cycle       ranks 0 and 1 each MPI_Recv from the other
  *   collectives      rank 1 in MPI_Allreduce, the others in MPI_Barrier
+ *   ibarrier         rank 1 in MPI_Allreduce, the others, half a second
+ *                    later, in MPI_Wait for an MPI_Ibarrier
  *   sleeping         the last rank computes (outside MPI) while the others
  *                    are in MPI_Allreduce
  *   finished         the last rank leaves out the MPI_Allreduce and ends
@@ -76,6 +78,15 @@ int main(int argc, char **argv)
             MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         else
             MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(name, "ibarrier") == 0) {
+        if (rank == 1)
+            MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        else {
+            MPI_Request request;
+            compute(0.5); /* rank 1 reaches the limit first: the report is its */
+            MPI_Ibarrier(MPI_COMM_WORLD, &request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
     } else if (strcmp(name, "sleeping") == 0) {
         if (rank == last)
             compute(pause);
