@@ -79,6 +79,18 @@ static void fortran_finalize(MPI_Fint *ierr)
     if (ierr != NULL)
         *ierr = (MPI_Fint)err;
 }
+
+/* The Fortran MPI_Ibarrier that bypasses the C one: through the layer's
+ * (observed.c). */
+static void fortran_ibarrier(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request c_request;
+    int err = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &c_request);
+    if (err == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c_request);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)err;
+}
 #endif
 
 #if defined(SCALEGUARD_MPI_MPICH)
@@ -111,12 +123,7 @@ SG_FORWARDED_STUB(mpi_barrier_f08_, sg_entry_mpi_barrier_f08_)
 void sg_entry_mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void sg_entry_mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
-    MPI_Request c_request;
-    int err = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &c_request);
-    if (err == MPI_SUCCESS)
-        *request = PMPI_Request_c2f(c_request);
-    if (ierr != NULL)
-        *ierr = (MPI_Fint)err;
+    fortran_ibarrier(comm, request, ierr);
 }
 SG_FORWARDED_STUB(mpi_ibarrier_f08_, sg_entry_mpi_ibarrier_f08_)
 #if SCALEGUARD_PERSISTENT
@@ -498,11 +505,7 @@ SG_FORTRAN_NAMES(ompi_barrier_f, barrier, BARRIER)
 SG_EXPORT void ompi_ibarrier_f(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void ompi_ibarrier_f(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
-    MPI_Request c_request;
-    int err = MPI_Ibarrier(PMPI_Comm_f2c(*comm), &c_request);
-    if (err == MPI_SUCCESS)
-        *request = PMPI_Request_c2f(c_request);
-    fortran_result(err, ierr);
+    fortran_ibarrier(comm, request, ierr);
 }
 SG_FORTRAN_NAMES(ompi_ibarrier_f, ibarrier, IBARRIER)
 

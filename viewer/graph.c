@@ -138,6 +138,7 @@ static void add_collective(struct graph *g, const struct trace *t, const size_t 
                            size_t size, struct run *runs, int *members)
 {
     const struct call *c = &t->calls[group[0]];
+    const int towards_root = to_root(c->routine);
     int member_count = 0;
     int64_t root = NONE;
     for (size_t k = 0; k < size; k++) {
@@ -156,8 +157,8 @@ static void add_collective(struct graph *g, const struct trace *t, const size_t 
                     continue;
                 directed = 1;
                 int other = from == root ? to : from;
-                from = to_root(c->routine) ? other : (int)root;
-                to = to_root(c->routine) ? (int)root : other;
+                from = towards_root ? other : (int)root;
+                to = towards_root ? (int)root : other;
             } else if (member_count > 16 && a != 0) {
                 break; /* a star from the lowest rank */
             }
